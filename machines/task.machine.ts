@@ -1,0 +1,280 @@
+/**
+ * The lifecycle of one MCP task (io.modelcontextprotocol/tasks).
+ *
+ * This chart is the only record of a task's status, outstanding input requests, answers, result and error.
+ * It is pure: the task id and creation time arrive through `input`, every later time arrives on the event
+ * (`at`), and nothing here touches a clock, a random source or the network. That keeps it replayable, lets
+ * `xstate/graph` walk it, and keeps the context JSON-serialisable for a persisted snapshot.
+ *
+ * State names are the wire spellings of `status`, so the wire layer can map them one to one.
+ */
+import { assign, setup } from "xstate";
+
+/** One request for client input, as it appears under `inputRequests` on the wire. */
+export interface InputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** A JSON-RPC error object (plain data, never an `Error`), carried by a `failed` task. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** What the store passes to `createActor(taskMachine, { input })`. */
+export interface TaskInput {
+  taskId: string;
+  /** Creation time, epoch ms; becomes both `createdAt` and `lastUpdatedAt`. */
+  now: number;
+  /** Lifetime from `createdAt`; `null` for unlimited. */
+  ttlMs: number | null;
+  pollIntervalMs: number;
+  statusMessage?: string;
+}
+
+/** Everything the wire needs to describe a task. JSON-serialisable by construction. */
+export interface TaskContext {
+  taskId: string;
+  statusMessage?: string;
+  createdAt: number;
+  /** Time of the last event that changed something. */
+  lastUpdatedAt: number;
+  ttlMs: number | null;
+  pollIntervalMs: number;
+  /** Outstanding requests, by wire key. Non-empty exactly when the task is `input_required`. */
+  inputRequests: Record<string, InputRequest>;
+  /** Wire key → the key the tool asked with, for the outstanding requests. */
+  inputKeys: Record<string, string>;
+  /** Every wire key ever issued in this task, answered or not; a wire key is never reused. */
+  issuedKeys: string[];
+  /** Answers of the current (or last) input round, by the key the tool asked with. */
+  answers: Record<string, unknown>;
+  /** The tool's result (a CallToolResult), once `completed`. */
+  result?: Record<string, unknown>;
+  /** The protocol error, once `failed`. */
+  error?: JsonRpcErrorObject;
+}
+
+/** Every event the chart understands. `at` is epoch ms and becomes `lastUpdatedAt` when the event changes something. */
+export type TaskEvent =
+  | { type: "status.update"; statusMessage: string; at: number }
+  | { type: "input.request"; requests: Record<string, InputRequest>; at: number }
+  | { type: "input.answer"; responses: Record<string, unknown>; at: number }
+  | { type: "work.done"; result: Record<string, unknown>; at: number }
+  | { type: "work.toolError"; message: string; at: number }
+  | { type: "work.protocolError"; error: JsonRpcErrorObject; at: number }
+  | { type: "task.cancel"; at: number }
+  | { type: "task.expire"; at: number };
+
+/** The chart's state values; identical to the wire `status`. */
+export type TaskStateValue = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+type EventOf<T extends TaskEvent["type"]> = Extract<TaskEvent, { type: T }>;
+
+const EXPIRED: JsonRpcErrorObject = { code: -32603, message: "Task expired before it finished" };
+
+// The ways out of a live task are the same from `working` and from `input_required`. They are listed once
+// and spread into both states rather than put on the root, because a root handler would still match after
+// the chart has reached a final state, and final states must accept nothing.
+const endings = {
+  "work.done": {
+    target: "completed",
+    actions: {
+      type: "storeResult",
+      params: ({ event }: { event: EventOf<"work.done"> }) => ({ result: event.result, at: event.at }),
+    },
+  },
+  // A tool that ran and reported a problem is a completed task with an `isError` result, not a failed one.
+  "work.toolError": {
+    target: "completed",
+    actions: {
+      type: "storeResult",
+      params: ({ event }: { event: EventOf<"work.toolError"> }) => ({
+        result: { content: [{ type: "text", text: event.message }], isError: true },
+        at: event.at,
+      }),
+    },
+  },
+  "work.protocolError": {
+    target: "failed",
+    actions: {
+      type: "storeError",
+      params: ({ event }: { event: EventOf<"work.protocolError"> }) => ({ error: event.error, at: event.at }),
+    },
+  },
+  "task.cancel": {
+    target: "cancelled",
+    actions: { type: "dropInputRequests", params: ({ event }: { event: EventOf<"task.cancel"> }) => ({ at: event.at }) },
+  },
+  "task.expire": {
+    target: "failed",
+    actions: {
+      type: "storeError",
+      params: ({ event }: { event: EventOf<"task.expire"> }) => ({
+        error: { ...EXPIRED },
+        statusMessage: "Expired",
+        at: event.at,
+      }),
+    },
+  },
+} as const;
+
+// Repeating the current message is not a change, so it must not move `lastUpdatedAt`.
+const statusUpdate = {
+  guard: {
+    type: "changesStatusMessage",
+    params: ({ event }: { event: EventOf<"status.update"> }) => ({ statusMessage: event.statusMessage }),
+  },
+  actions: {
+    type: "setStatusMessage",
+    params: ({ event }: { event: EventOf<"status.update"> }) => ({ statusMessage: event.statusMessage, at: event.at }),
+  },
+} as const;
+
+/**
+ * The task chart. The store creates one actor per task and only ever sends it events.
+ *
+ * @example
+ * const actor = createActor(taskMachine, {
+ *   input: { taskId, now: Date.now(), ttlMs: 600_000, pollIntervalMs: 1000, statusMessage: "Queued" },
+ * }).start();
+ * actor.send({ type: "status.update", statusMessage: "Frame 1/100", at: Date.now() });
+ */
+export const taskMachine = setup({
+  types: {} as { context: TaskContext; events: TaskEvent; input: TaskInput },
+  actions: {
+    setStatusMessage: assign((_, p: { statusMessage: string; at: number }) => ({
+      statusMessage: p.statusMessage,
+      lastUpdatedAt: p.at,
+    })),
+    openInputRound: assign(({ context }, p: { requests: Record<string, InputRequest>; at: number }) => {
+      const entries = Object.entries(p.requests);
+      const wireKeys = _freshWireKeys(
+        entries.map(([userKey]) => userKey),
+        context.issuedKeys,
+      );
+      return {
+        inputRequests: Object.fromEntries(entries.map(([, request], i) => [wireKeys[i], request])),
+        inputKeys: Object.fromEntries(entries.map(([userKey], i) => [wireKeys[i], userKey])),
+        issuedKeys: [...context.issuedKeys, ...wireKeys],
+        // A new round starts with no answers, so the tool never sees a previous round's answer under a reused name.
+        answers: {},
+        lastUpdatedAt: p.at,
+      };
+    }),
+    acceptAnswers: assign(({ context }, p: { responses: Record<string, unknown>; at: number }) => {
+      const outstanding = Object.keys(context.inputRequests);
+      const answered = outstanding.filter((key) => Object.hasOwn(p.responses, key));
+      const left = outstanding.filter((key) => !Object.hasOwn(p.responses, key));
+      return {
+        inputRequests: Object.fromEntries(left.map((key) => [key, context.inputRequests[key]])),
+        inputKeys: Object.fromEntries(left.map((key) => [key, context.inputKeys[key]])),
+        answers: {
+          ...context.answers,
+          ...Object.fromEntries(answered.map((key) => [context.inputKeys[key], p.responses[key]])),
+        },
+        lastUpdatedAt: p.at,
+      };
+    }),
+    storeResult: assign((_, p: { result: Record<string, unknown>; at: number }) => ({
+      result: p.result,
+      inputRequests: {},
+      inputKeys: {},
+      lastUpdatedAt: p.at,
+    })),
+    storeError: assign((_, p: { error: JsonRpcErrorObject; statusMessage?: string; at: number }) => ({
+      error: p.error,
+      ...(p.statusMessage !== undefined && { statusMessage: p.statusMessage }),
+      inputRequests: {},
+      inputKeys: {},
+      lastUpdatedAt: p.at,
+    })),
+    dropInputRequests: assign((_, p: { at: number }) => ({ inputRequests: {}, inputKeys: {}, lastUpdatedAt: p.at })),
+  },
+  guards: {
+    changesStatusMessage: ({ context }, p: { statusMessage: string }) => p.statusMessage !== context.statusMessage,
+    // Parking a task on zero requests would leave it waiting for an answer that can never come.
+    hasRequests: (_, p: { requests: Record<string, InputRequest> }) => Object.keys(p.requests).length > 0,
+    answersSome: ({ context }, p: { responses: Record<string, unknown> }) =>
+      Object.keys(context.inputRequests).some((key) => Object.hasOwn(p.responses, key)),
+    answersAll: ({ context }, p: { responses: Record<string, unknown> }) =>
+      Object.keys(context.inputRequests).every((key) => Object.hasOwn(p.responses, key)),
+  },
+}).createMachine({
+  id: "task",
+  context: ({ input }) => ({
+    taskId: input.taskId,
+    ...(input.statusMessage !== undefined && { statusMessage: input.statusMessage }),
+    createdAt: input.now,
+    lastUpdatedAt: input.now,
+    ttlMs: input.ttlMs,
+    pollIntervalMs: input.pollIntervalMs,
+    inputRequests: {},
+    inputKeys: {},
+    issuedKeys: [],
+    answers: {},
+  }),
+  initial: "working",
+  states: {
+    working: {
+      description: "The tool is running.",
+      on: {
+        "status.update": statusUpdate,
+        "input.request": {
+          guard: { type: "hasRequests", params: ({ event }) => ({ requests: event.requests }) },
+          target: "input_required",
+          actions: { type: "openInputRound", params: ({ event }) => ({ requests: event.requests, at: event.at }) },
+        },
+        ...endings,
+      },
+    },
+    input_required: {
+      description: "Parked until the client has answered every outstanding request through tasks/update.",
+      on: {
+        "status.update": statusUpdate,
+        // Keys that are not outstanding (never issued, already answered) are ignored; an answer that names
+        // none of them changes nothing, not even `lastUpdatedAt`.
+        "input.answer": [
+          {
+            guard: { type: "answersAll", params: ({ event }) => ({ responses: event.responses }) },
+            target: "working",
+            actions: { type: "acceptAnswers", params: ({ event }) => ({ responses: event.responses, at: event.at }) },
+          },
+          {
+            guard: { type: "answersSome", params: ({ event }) => ({ responses: event.responses }) },
+            actions: { type: "acceptAnswers", params: ({ event }) => ({ responses: event.responses, at: event.at }) },
+          },
+        ],
+        ...endings,
+      },
+    },
+    completed: { type: "final", description: "Finished with a result (possibly `isError: true`)." },
+    failed: { type: "final", description: "Ended by a protocol error or by expiry." },
+    cancelled: { type: "final", description: "Cancelled through tasks/cancel." },
+  },
+});
+
+// --- Internal ---
+
+/**
+ * Wire keys for one batch of user keys, in the same order. A user key keeps its own name unless that name was
+ * issued before in this task; otherwise it gets `key.2`, `key.3`, … , the first name not issued before and not
+ * taken by another key of the same batch. Keys that keep their own name are settled first, so a user key such
+ * as `confirm.2` is never pushed aside by a renamed `confirm`.
+ */
+function _freshWireKeys(userKeys: string[], issued: string[]): string[] {
+  const taken = new Set(issued);
+  const wire = userKeys.map((key) => (taken.has(key) ? undefined : key));
+  for (const key of wire) if (key !== undefined) taken.add(key);
+  return userKeys.map((key, i) => {
+    const own = wire[i];
+    if (own !== undefined) return own;
+    let n = 2;
+    while (taken.has(`${key}.${n}`)) n++;
+    const fresh = `${key}.${n}`;
+    taken.add(fresh);
+    return fresh;
+  });
+}

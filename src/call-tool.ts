@@ -1,0 +1,64 @@
+import type { H3Event } from "h3";
+import type { McpContext } from "./context.ts";
+import { ErrorCode, invalidParams, McpJsonRpcError } from "./errors.ts";
+import { checkParamHeaders } from "./headers.ts";
+import type { McpExtensionPlugin } from "./plugins.ts";
+import type { RequestStateSigner } from "./request-state.ts";
+import { validateOrThrow, validateSync, isStandardSchema } from "./schema.ts";
+import type { CompiledServer } from "./server.ts";
+import { toToolResult } from "./tools.ts";
+import type { JsonObject } from "./types.ts";
+
+/** `tools/call` in either era: gate, header and argument checks, the handler, then the result's shape. */
+export async function callTool(
+  event: H3Event,
+  ctx: McpContext,
+  server: CompiledServer,
+  plugins: readonly McpExtensionPlugin[],
+  signer: RequestStateSigner,
+  params: JsonObject,
+): Promise<JsonObject> {
+  const name = params.name;
+  if (typeof name !== "string") throw invalidParams("tools/call needs params.name");
+  const tool = server.tools.get(name);
+  if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+  for (const plugin of plugins) plugin.beforeToolCall?.(event, tool.def);
+
+  const rawArgs = params.arguments ?? {};
+  if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
+    throw invalidParams("tools/call arguments must be an object");
+  }
+  if (ctx.era === "modern" && tool.headerParams.length) checkParamHeaders(event.req.headers, tool.headerParams, rawArgs);
+  if (params.requestState !== undefined) {
+    (ctx as McpContext & { "~requestState"?: unknown })["~requestState"] = signer.verify(ctx, params.requestState);
+  }
+  const args = await validateOrThrow(tool.def.inputSchema, rawArgs, `arguments for tool ${name}`);
+
+  let value: unknown;
+  try {
+    value = await tool.def.handler(event, args as never);
+  } catch (error) {
+    if (McpJsonRpcError.isError(error)) throw error;
+    return toolError(error instanceof Error ? error.message : String(error));
+  }
+  const result = toToolResult(value);
+  if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned something that is not a tool result`);
+  if (result.resultType === "input_required" && ctx.era !== "modern") {
+    throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} needs client input, which this protocol version cannot carry`);
+  }
+  const outputSchema = tool.def.outputSchema;
+  if (result.resultType === "complete" && outputSchema && !result.isError && isStandardSchema(outputSchema)) {
+    const checked = validateSync(outputSchema, result.structuredContent);
+    if (checked && !checked.ok) {
+      throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that does not match its outputSchema`, {
+        issues: checked.issues,
+      });
+    }
+    if (!checked) await validateOrThrow(outputSchema, result.structuredContent, "structuredContent");
+  }
+  return result;
+}
+
+export function toolError(message: string): JsonObject {
+  return { resultType: "complete", content: [{ type: "text", text: message }], isError: true };
+}

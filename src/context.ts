@@ -1,0 +1,71 @@
+import type { H3Event } from "h3";
+import { McpUsageError } from "./errors.ts";
+import type { Era } from "./wire.ts";
+import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel, RequestId } from "./types.ts";
+import type { McpExtensionPlugin } from "./plugins.ts";
+
+/** What h3-mcp knows about the MCP request an h3 event carries. */
+export interface McpContext {
+  /** `modern` for 2026-07-28 stateless requests, `legacy` for initialize-based sessions. */
+  era: Era;
+  protocolVersion: string;
+  /** Capabilities declared on this request (modern) or at initialize (legacy). */
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+  method: string;
+  requestId: RequestId;
+  /** The request's `params._meta`, as sent. */
+  meta: JsonObject;
+  /** The request's params, as sent. */
+  params: JsonObject;
+  /** Aborted when the client goes away (closes the stream or the connection). */
+  signal: AbortSignal;
+  /** Legacy session id, when the request belongs to one. */
+  sessionId?: string;
+  /** Plugins installed and enabled for this request, by extension id. */
+  extensions: ReadonlyMap<string, McpExtensionPlugin>;
+  /** Sends `notifications/progress` when the request carried a `progressToken`; otherwise a no-op. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends `notifications/message` when the request asked for logs at this level or below; otherwise a no-op. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** @internal */
+  "~server": unknown;
+}
+
+declare module "h3" {
+  interface H3EventContext {
+    mcp?: McpContext;
+  }
+}
+
+/**
+ * The MCP context of the request being served.
+ *
+ * @example
+ * const { clientInfo, protocolVersion } = getMcpContext(event);
+ */
+export function getMcpContext(event: H3Event): McpContext {
+  const ctx = event.context.mcp;
+  if (!ctx) throw new McpUsageError("NO_MCP_CONTEXT", "This h3 event is not an MCP request served by defineMcpHandler");
+  return ctx;
+}
+
+/**
+ * Reports progress on this request's stream (`notifications/progress`), if the client asked for it.
+ *
+ * @example
+ * mcpProgress(event, 50, 100, "Half way");
+ */
+export function mcpProgress(event: H3Event, progress: number, total?: number, message?: string): void {
+  getMcpContext(event).progress(progress, total, message);
+}
+
+/**
+ * Logs to the client on this request's stream (`notifications/message`), if it asked for logs at that level.
+ *
+ * @example
+ * mcpLog(event, "info", { step: "fetched" });
+ */
+export function mcpLog(event: H3Event, level: LoggingLevel, data: unknown, logger?: string): void {
+  getMcpContext(event).log(level, data, logger);
+}

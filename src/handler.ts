@@ -1,0 +1,169 @@
+import { defineHandler, type EventHandlerWithFetch, type H3Event } from "h3";
+import { DEFAULT_MAX_BODY, readBodyText } from "./body.ts";
+import { ErrorCode, McpJsonRpcError } from "./errors.ts";
+import { createHub, type ListKind } from "./hub.ts";
+import { handleLegacy, handleLegacyStream } from "./legacy.ts";
+import { handleModern, type JsonRpcMessage } from "./modern.ts";
+import type { Mount } from "./mount.ts";
+import type { McpExtensionPlugin } from "./plugins.ts";
+import { createRequestStateSigner, type RequestStateOptions } from "./request-state.ts";
+import { createOriginCheck, type OriginPolicy } from "./security.ts";
+import { createServerResolver, type McpServerOptions } from "./server.ts";
+import { createSessionStore, type SessionOptions } from "./sessions.ts";
+import { LEGACY_VERSIONS, META, MODERN_VERSION } from "./types.ts";
+import type { JsonObject } from "./types.ts";
+import { errorResponse, jsonResponse, toJsonRpcError, type Era } from "./wire.ts";
+
+/** Transport, security and extension settings, fixed at mount. */
+export interface McpHandlerConfig extends OriginPolicy {
+  /** Extensions to serve, each with its own options (e.g. `mcpTasks()`). */
+  extensionPlugins?: McpExtensionPlugin[];
+  /** Largest accepted request body in bytes; larger ones get 413. Default 4 MiB. */
+  maxBodySize?: number;
+  /** Signing of MRTR `requestState`. */
+  requestState?: RequestStateOptions;
+  /** Serve initialize-based (2025-11-25 and older) clients on the same route. Default true. */
+  legacy?: boolean | SessionOptions;
+  /** Called with unexpected errors (the client only sees a generic internal error). */
+  onError?: (error: unknown, event: H3Event) => void;
+}
+
+/** The h3 handler for an MCP route, with the app's announcement API. */
+export type McpHandler = EventHandlerWithFetch & {
+  /** Tells listening clients that a list changed (`notifications/{tools,prompts,resources}/list_changed`). */
+  notifyListChanged(list: ListKind): void;
+  /** Tells subscribed clients that a resource changed (`notifications/resources/updated`). */
+  notifyResourceUpdated(uri: string): void;
+  /** @internal */
+  "~mount": Mount;
+};
+
+const CORE_NAME_PARAMS: [string, string][] = [
+  ["tools/call", "name"],
+  ["prompts/get", "name"],
+  ["resources/read", "uri"],
+];
+
+/**
+ * The h3 handler serving MCP on one route, for 2026-07-28 clients and, on the same route,
+ * initialize-based legacy clients.
+ *
+ * @example
+ * app.all("/mcp", defineMcpHandler({ name: "demo", version: "1.0.0", tools: [echo] }));
+ */
+export function defineMcpHandler(
+  options: McpServerOptions | ((event: H3Event) => McpServerOptions),
+  config: McpHandlerConfig = {},
+): McpHandler {
+  const plugins = config.extensionPlugins ?? [];
+  const pluginMethods: Mount["pluginMethods"] = new Map();
+  const nameParams = new Map(CORE_NAME_PARAMS);
+  const ids = new Set<string>();
+  for (const plugin of plugins) {
+    if (ids.has(plugin.id)) throw new TypeError(`Extension ${plugin.id} is installed twice`);
+    ids.add(plugin.id);
+    for (const [name, method] of Object.entries(plugin.methods ?? {})) {
+      if (pluginMethods.has(name)) throw new TypeError(`Method ${name} is served by two extensions`);
+      pluginMethods.set(name, { plugin, method });
+      if (method.nameParam) nameParams.set(name, method.nameParam);
+    }
+  }
+  const legacy = config.legacy ?? true;
+  const mount: Mount = {
+    resolve: createServerResolver(options),
+    dynamic: typeof options === "function",
+    plugins,
+    pluginMethods,
+    nameParams,
+    hub: createHub(),
+    signer: createRequestStateSigner(config.requestState),
+    sessions: createSessionStore(typeof legacy === "object" ? legacy : {}),
+    legacy: legacy !== false,
+    onError: config.onError,
+  };
+  const checkOrigin = createOriginCheck(config);
+  const maxBody = config.maxBodySize ?? DEFAULT_MAX_BODY;
+
+  const handler = defineHandler(async (event) => {
+    let id: JsonRpcMessage["id"];
+    let era: Era = "modern";
+    try {
+      const denied = checkOrigin(event.req);
+      if (denied) return errorResponse(undefined, new McpJsonRpcError(ErrorCode.InvalidRequest, `Forbidden: ${denied}`, undefined, 403), era);
+      const method = event.req.method;
+      if (method !== "POST") {
+        if ((method === "GET" || method === "DELETE") && mount.legacy && event.req.headers.has("mcp-session-id")) {
+          era = "legacy";
+          return handleLegacyStream(event, mount);
+        }
+        return jsonResponse(
+          JSON.stringify({ jsonrpc: "2.0", error: { code: ErrorCode.InvalidRequest, message: "Method not allowed: use POST" } }),
+          405,
+          { allow: "POST" },
+        );
+      }
+      const msg = parseMessage(await readBodyText(event.req, maxBody));
+      if (msg === "response") return new Response(null, { status: 202 });
+      id = msg.id;
+      if (!mount.legacy && msg.method === "initialize") {
+        throw new McpJsonRpcError(ErrorCode.UnsupportedProtocolVersion, "This server speaks 2026-07-28 only: no initialize", {
+          supported: [MODERN_VERSION],
+          requested: (msg.params?.protocolVersion as string | undefined) ?? null,
+        });
+      }
+      era = mount.legacy && isLegacy(event, mount, msg) ? "legacy" : "modern";
+      return era === "legacy" ? await handleLegacy(event, mount, msg) : await handleModern(event, mount, msg);
+    } catch (error) {
+      if (!McpJsonRpcError.isError(error)) mount.onError?.(error, event);
+      return errorResponse(id, toJsonRpcError(error), era);
+    }
+  }) as McpHandler;
+
+  handler.notifyListChanged = (list) => mount.hub.publish({ kind: "list_changed", list });
+  handler.notifyResourceUpdated = (uri) => mount.hub.publish({ kind: "resource_updated", uri });
+  handler["~mount"] = mount;
+  return handler;
+}
+
+// --- Internal ---
+
+function parseMessage(text: string): JsonRpcMessage | "response" {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new McpJsonRpcError(ErrorCode.ParseError, "Parse error: the body is not JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalidRequest(Array.isArray(value) ? "Batches are not supported: send one message per request" : "A JSON-RPC message must be an object");
+  }
+  const msg = value as JsonObject;
+  if (msg.jsonrpc !== "2.0") throw invalidRequest('jsonrpc must be "2.0"');
+  if (msg.method === undefined && ("result" in msg || "error" in msg)) return "response";
+  if (typeof msg.method !== "string" || msg.method === "") throw invalidRequest("method must be a non-empty string");
+  if ("id" in msg && typeof msg.id !== "string" && !(typeof msg.id === "number" && Number.isFinite(msg.id))) {
+    throw invalidRequest("id must be a string or a number");
+  }
+  if (msg.params !== undefined && (typeof msg.params !== "object" || msg.params === null || Array.isArray(msg.params))) {
+    throw invalidRequest("params must be an object");
+  }
+  return msg as unknown as JsonRpcMessage;
+}
+
+function invalidRequest(message: string): McpJsonRpcError {
+  return new McpJsonRpcError(ErrorCode.InvalidRequest, `Invalid request: ${message}`);
+}
+
+/** Legacy when it is an initialize, belongs to a known session, or names a legacy version without modern `_meta`. */
+function isLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage): boolean {
+  if (msg.method === "initialize") return true;
+  const headers = event.req.headers;
+  const version = headers.get("mcp-protocol-version");
+  const hasModernMeta = typeof (msg.params?._meta as JsonObject | undefined)?.[META.protocolVersion] === "string";
+  if (headers.has("mcp-session-id")) return !hasModernMeta || version === null || isLegacyVersion(version);
+  return version !== null && isLegacyVersion(version) && !hasModernMeta;
+}
+
+function isLegacyVersion(version: string): boolean {
+  return (LEGACY_VERSIONS as readonly string[]).includes(version.trim());
+}

@@ -1,0 +1,151 @@
+// The 2025-11-25 (and 2025-06-18 / 2025-03-26) path: initialize, sessions, a GET stream.
+// Legacy clients never see modern-only capabilities, and tasks are undefined for them.
+import type { H3Event } from "h3";
+import { callTool } from "./call-tool.ts";
+import { ErrorCode, invalidParams, McpJsonRpcError, methodNotFound } from "./errors.ts";
+import type { Mount } from "./mount.ts";
+import type { McpExtensionPlugin } from "./plugins.ts";
+import { createRequestContext, respond } from "./request.ts";
+import { fromCursor, type CompiledServer } from "./server.ts";
+import type { LegacySession } from "./sessions.ts";
+import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel } from "./types.ts";
+import { LEGACY_VERSIONS, LOG_LEVELS } from "./types.ts";
+import { errorResponse, jsonResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "./wire.ts";
+import type { JsonRpcMessage } from "./modern.ts";
+
+const NO_EXTENSIONS: ReadonlyMap<string, McpExtensionPlugin> = new Map();
+const LATEST_LEGACY = LEGACY_VERSIONS[0];
+
+export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage): Promise<Response> {
+  const params = msg.params ?? {};
+  if (msg.method === "initialize") {
+    if (msg.id === undefined) return new Response(null, { status: 202 });
+    return initialize(event, mount, msg.id, params);
+  }
+  const session = requireSession(event, mount);
+  const headerVersion = event.req.headers.get("mcp-protocol-version");
+  if (headerVersion !== null && !(LEGACY_VERSIONS as readonly string[]).includes(headerVersion)) {
+    throw new McpJsonRpcError(ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version: ${headerVersion}`, undefined, 400);
+  }
+  const sessionHeader = { "mcp-session-id": session.id };
+  if (msg.id === undefined) return new Response(null, { status: 202, headers: sessionHeader });
+
+  const server = mount.resolve(event);
+  const ctx = createRequestContext(event, {
+    era: "legacy",
+    protocolVersion: session.protocolVersion,
+    clientCapabilities: session.clientCapabilities,
+    clientInfo: session.clientInfo,
+    method: msg.method,
+    requestId: msg.id,
+    params,
+    meta: (params._meta as JsonObject | undefined) ?? {},
+    sessionId: session.id,
+    extensions: NO_EXTENSIONS,
+    server: mount,
+    sessionLogLevel: session.logLevel,
+  });
+  const run = (): unknown => {
+    switch (msg.method) {
+      case "ping":
+        return {};
+      case "tools/list":
+        return legacyPage(server, params.cursor);
+      case "tools/call":
+        return callTool(event, ctx, server, mount.plugins, mount.signer, params).then(stripResultType);
+      case "logging/setLevel": {
+        if (!LOG_LEVELS.includes(params.level as LoggingLevel)) throw invalidParams("Invalid log level");
+        session.logLevel = params.level as LoggingLevel;
+        return {};
+      }
+      default:
+        throw methodNotFound(msg.method);
+    }
+  };
+  return respond(ctx, run, "legacy", sessionHeader);
+}
+
+/** GET opens the session's stream for server notifications; DELETE ends the session. */
+export function handleLegacyStream(event: H3Event, mount: Mount): Response {
+  const session = requireSession(event, mount);
+  if (event.req.method === "DELETE") {
+    mount.sessions.delete(session.id);
+    return new Response(null, { status: 200 });
+  }
+  session.closeStream?.();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let off: (() => void) | undefined;
+  const cleanup = () => {
+    if (timer) clearInterval(timer);
+    off?.();
+    if (session.closeStream === close) session.closeStream = undefined;
+  };
+  let close = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(SSE_KEEPALIVE);
+      off = mount.hub.subscribe((e) => {
+        if (e.kind === "list_changed") controller.enqueue(sseFrame(toNotificationMessage(`notifications/${e.list}/list_changed`, {})));
+      });
+      timer = setInterval(() => controller.enqueue(SSE_KEEPALIVE), 15_000);
+      timer.unref?.();
+      close = () => {
+        cleanup();
+        try {
+          controller.close();
+        } catch {
+          // Already closed by the client.
+        }
+      };
+      session.closeStream = close;
+    },
+    cancel: () => cleanup(),
+  });
+  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id } });
+}
+
+export function legacyError(id: JsonRpcMessage["id"], error: McpJsonRpcError): Response {
+  return errorResponse(id, error, "legacy");
+}
+
+// --- Internal ---
+
+function initialize(event: H3Event, mount: Mount, id: NonNullable<JsonRpcMessage["id"]>, params: JsonObject): Response {
+  const requested = params.protocolVersion;
+  const version =
+    typeof requested === "string" && (LEGACY_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_LEGACY;
+  const caps = params.capabilities;
+  const clientInfo = params.clientInfo;
+  const session = mount.sessions.create({
+    protocolVersion: version,
+    clientCapabilities: typeof caps === "object" && caps !== null ? (caps as ClientCapabilities) : {},
+    clientInfo: typeof clientInfo === "object" && clientInfo !== null ? (clientInfo as Implementation) : undefined,
+  });
+  const server = mount.resolve(event);
+  const result: JsonObject = {
+    protocolVersion: version,
+    capabilities: server.legacyCapabilities,
+    serverInfo: server.serverInfo,
+  };
+  if (server.options.instructions !== undefined) result.instructions = server.options.instructions;
+  return jsonResponse(toResultMessage(id, result), 200, { "mcp-session-id": session.id });
+}
+
+function requireSession(event: H3Event, mount: Mount): LegacySession {
+  const id = event.req.headers.get("mcp-session-id");
+  if (id === null) throw new McpJsonRpcError(ErrorCode.InvalidRequest, "Bad Request: missing Mcp-Session-Id header", undefined, 400);
+  const session = mount.sessions.get(id);
+  if (!session) throw new McpJsonRpcError(ErrorCode.InvalidRequest, "Session not found", undefined, 404);
+  return session;
+}
+
+function legacyPage(server: CompiledServer, cursor: unknown): JsonObject {
+  const page = fromCursor(cursor, server.toolPages.length);
+  const { resultType: _r, ttlMs: _t, cacheScope: _c, ...rest } = JSON.parse(server.toolPages[page]!) as JsonObject;
+  return rest;
+}
+
+function stripResultType(result: JsonObject): JsonObject {
+  const { resultType: _r, ...rest } = result;
+  return rest;
+}

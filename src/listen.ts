@@ -1,0 +1,146 @@
+// `subscriptions/listen`: one long-lived SSE stream per request, acknowledged first, with the
+// request id as `subscriptionId` on every message.
+import type { H3Event } from "h3";
+import { invalidParams } from "./errors.ts";
+import type { Hub } from "./hub.ts";
+import type { ListenStream, McpExtensionPlugin } from "./plugins.ts";
+import type { JsonObject, RequestId } from "./types.ts";
+import { META } from "./types.ts";
+import { SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "./wire.ts";
+
+const KEEPALIVE_MS = 15_000;
+
+/** Core list filters and whether this server advertises the list. */
+export interface ListenCore {
+  toolsListChanged: boolean;
+  promptsListChanged: boolean;
+  resourcesListChanged: boolean;
+  resourceSubscriptions: boolean;
+}
+
+/** Counts open listen streams, for leak checks. */
+export const listenStats = { open: 0 };
+
+export function openListenStream(
+  event: H3Event,
+  id: RequestId,
+  params: JsonObject,
+  hub: Hub,
+  core: ListenCore,
+  plugins: Iterable<McpExtensionPlugin>,
+): Response {
+  const requested = params.notifications;
+  if (typeof requested !== "object" || requested === null || Array.isArray(requested)) {
+    throw invalidParams("subscriptions/listen needs params.notifications");
+  }
+  const wanted = requested as JsonObject;
+  const stream = createStream(id);
+  const agreed: JsonObject = {};
+  try {
+    const lists = new Set<string>();
+    if (wanted.toolsListChanged === true && core.toolsListChanged) lists.add("tools");
+    if (wanted.promptsListChanged === true && core.promptsListChanged) lists.add("prompts");
+    if (wanted.resourcesListChanged === true && core.resourcesListChanged) lists.add("resources");
+    const uris = new Set<string>();
+    if (Array.isArray(wanted.resourceSubscriptions) && core.resourceSubscriptions) {
+      for (const uri of wanted.resourceSubscriptions) if (typeof uri === "string") uris.add(uri);
+    }
+    for (const list of lists) agreed[`${list}ListChanged`] = true;
+    if (uris.size) agreed.resourceSubscriptions = [...uris];
+    if (lists.size || uris.size) {
+      const off = hub.subscribe((e) => {
+        if (e.kind === "list_changed" && lists.has(e.list)) stream.notify(`notifications/${e.list}/list_changed`, {});
+        else if (e.kind === "resource_updated" && uris.has(e.uri)) stream.notify("notifications/resources/updated", { uri: e.uri });
+      });
+      stream.onClose(off);
+    }
+    for (const plugin of plugins) {
+      for (const filter of plugin.listen ?? []) {
+        if (!(filter.key in wanted)) continue;
+        const value = filter.agree(event, wanted[filter.key], stream);
+        if (value !== undefined) agreed[filter.key] = value;
+      }
+    }
+  } catch (error) {
+    stream["~close"]();
+    throw error;
+  }
+  return stream["~respond"](agreed);
+}
+
+// --- Internal ---
+
+function createStream(id: RequestId) {
+  const meta = { [META.subscriptionId]: id };
+  const closers: (() => void)[] = [];
+  const pending: Uint8Array[] = [];
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let closed = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    listenStats.open--;
+    if (timer) clearInterval(timer);
+    for (const fn of closers.splice(0)) {
+      try {
+        fn();
+      } catch {
+        // A cleanup failing must not keep the others from running.
+      }
+    }
+  };
+  listenStats.open++;
+
+  const stream: ListenStream & { "~close"(): void; "~respond"(agreed: JsonObject): Response; end(): void } = {
+    subscriptionId: id,
+    get closed() {
+      return closed;
+    },
+    notify(method, params) {
+      if (closed) return;
+      const frame = sseFrame(toNotificationMessage(method, { ...params, _meta: { ...(params._meta as JsonObject), ...meta } }));
+      if (controller) controller.enqueue(frame);
+      else pending.push(frame);
+    },
+    onClose(callback) {
+      if (closed) callback();
+      else closers.push(callback);
+    },
+    /** A server-initiated end: the result first, then the close. */
+    end() {
+      if (closed || !controller) return;
+      controller.enqueue(sseFrame(toResultMessage(id, { resultType: "complete", _meta: meta })));
+      controller.close();
+      close();
+    },
+    "~close": close,
+    "~respond"(agreed) {
+      const ack = sseFrame(
+        toNotificationMessage("notifications/subscriptions/acknowledged", { notifications: agreed, _meta: meta }),
+      );
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          controller = c;
+          c.enqueue(ack);
+          for (const frame of pending.splice(0)) c.enqueue(frame);
+          timer = setInterval(() => {
+            try {
+              c.enqueue(SSE_KEEPALIVE);
+            } catch {
+              close();
+            }
+          }, KEEPALIVE_MS);
+          // Keep-alives must not hold a process open that has nothing else to do.
+          timer.unref?.();
+        },
+        cancel() {
+          close();
+        },
+      });
+      return new Response(body, { status: 200, headers: SSE_HEADERS });
+    },
+  };
+  return stream;
+}

@@ -1,0 +1,44 @@
+import type { H3Event } from "h3";
+import type { Hub } from "./hub.ts";
+import type { McpExtensionPlugin, McpPluginMethod } from "./plugins.ts";
+import type { RequestStateSigner } from "./request-state.ts";
+import type { CompiledServer } from "./server.ts";
+import type { SessionStore } from "./sessions.ts";
+
+/** Everything a handler prepared at mount; shared by the modern and legacy paths. */
+export interface Mount {
+  resolve(event: H3Event): CompiledServer;
+  /** True when options are a function of the event: discover then follows plugin predicates. */
+  dynamic: boolean;
+  plugins: readonly McpExtensionPlugin[];
+  pluginMethods: Map<string, { plugin: McpExtensionPlugin; method: McpPluginMethod }>;
+  /** Params field `Mcp-Name` must equal, by method. */
+  nameParams: Map<string, string>;
+  hub: Hub;
+  signer: RequestStateSigner;
+  sessions: SessionStore;
+  legacy: boolean;
+  onError?: (error: unknown, event: H3Event) => void;
+}
+
+const NO_EXTENSIONS: ReadonlyMap<string, McpExtensionPlugin> = new Map();
+
+/** The plugins enabled for this request, by id. Free when none are installed. */
+export function enabledPlugins(mount: Mount, event: H3Event): ReadonlyMap<string, McpExtensionPlugin> {
+  if (mount.plugins.length === 0) return NO_EXTENSIONS;
+  let map: Map<string, McpExtensionPlugin> | undefined;
+  for (const plugin of mount.plugins) {
+    if (plugin.enabled && !safeEnabled(plugin, event)) continue;
+    (map ??= new Map()).set(plugin.id, plugin);
+  }
+  return map ?? NO_EXTENSIONS;
+}
+
+function safeEnabled(plugin: McpExtensionPlugin, event: H3Event): boolean {
+  try {
+    return plugin.enabled!(event) === true;
+  } catch {
+    // A predicate that throws serves nothing rather than failing the request.
+    return false;
+  }
+}

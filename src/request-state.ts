@@ -1,0 +1,80 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { McpContext } from "./context.ts";
+import { invalidParams } from "./errors.ts";
+import type { JsonObject } from "./types.ts";
+
+export interface RequestStateOptions {
+  /**
+   * HMAC key. Give every instance behind a load balancer the same secret so any of them can
+   * finish a round; by default a random per-process key is used.
+   */
+  secret?: string | Uint8Array;
+  /** How long an issued state stays valid. Default 5 minutes. */
+  ttlMs?: number;
+}
+
+/**
+ * Signs and verifies `requestState`: `base64url(payload).base64url(hmac)`. The payload binds the
+ * state to the method, a digest of the params the client must resend unchanged, and an expiry, so
+ * it cannot be replayed against another call or after it expires.
+ */
+export function createRequestStateSigner(options: RequestStateOptions = {}, now: () => number = Date.now) {
+  const key = options.secret ?? randomBytes(32);
+  const ttlMs = options.ttlMs ?? 5 * 60_000;
+  const mac = (data: string) => createHmac("sha256", key).update(data).digest();
+
+  return {
+    sign(ctx: Pick<McpContext, "method" | "params">, state: unknown): string {
+      const payload = Buffer.from(
+        JSON.stringify({ s: state ?? null, m: ctx.method, d: paramsDigest(ctx.params), e: now() + ttlMs }),
+      ).toString("base64url");
+      return `${payload}.${mac(payload).toString("base64url")}`;
+    },
+
+    /** The state put in by `sign`, or `-32602` when it was tampered with, expired or belongs to another call. */
+    verify(ctx: Pick<McpContext, "method" | "params">, token: unknown): unknown {
+      if (typeof token !== "string" || token.length > 65_536) throw invalidParams("Invalid requestState");
+      const dot = token.indexOf(".");
+      if (dot <= 0) throw invalidParams("Invalid requestState");
+      const payload = token.slice(0, dot);
+      const given = Buffer.from(token.slice(dot + 1), "base64url");
+      const expected = mac(payload);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidParams("Invalid requestState");
+      let decoded: { s: unknown; m: string; d: string; e: number };
+      try {
+        decoded = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+      } catch {
+        throw invalidParams("Invalid requestState");
+      }
+      if (decoded.e < now()) throw invalidParams("Expired requestState");
+      if (decoded.m !== ctx.method || decoded.d !== paramsDigest(ctx.params)) {
+        throw invalidParams("requestState does not belong to this request");
+      }
+      return decoded.s;
+    },
+  };
+}
+
+export type RequestStateSigner = ReturnType<typeof createRequestStateSigner>;
+
+// --- Internal ---
+
+const UNBOUND = new Set(["_meta", "inputResponses", "requestState"]);
+
+/** A digest of the params a retry must repeat exactly (everything but the MRTR fields and _meta). */
+function paramsDigest(params: JsonObject): string {
+  const bound: JsonObject = {};
+  for (const key of Object.keys(params).sort()) if (!UNBOUND.has(key)) bound[key] = params[key];
+  return createHmac("sha256", "params").update(stableStringify(bound)).digest("base64url").slice(0, 22);
+}
+
+function stableStringify(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
+  const obj = value as JsonObject;
+  return `{${Object.keys(obj)
+    .sort()
+    .filter((k) => obj[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`)
+    .join(",")}}`;
+}

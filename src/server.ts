@@ -1,0 +1,134 @@
+import type { H3Event } from "h3";
+import { invalidParams } from "./errors.ts";
+import type { McpExtensionPlugin } from "./plugins.ts";
+import { compileTools, type CompiledTool, type ToolDefinition } from "./tools.ts";
+import type { Implementation, JsonObject } from "./types.ts";
+import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "./types.ts";
+
+export interface CacheHints {
+  /** How long a client may reuse a list or discover result. */
+  ttlMs?: number;
+  /** `public`: any caller may share it; `private`: one authorization context only. */
+  cacheScope?: "public" | "private";
+}
+
+/** What the server is and serves. Give it as an object, or as a function of the request. */
+export interface McpServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: JsonObject[];
+  /** Advertised on `server/discover` and `initialize`. */
+  instructions?: string;
+  tools?: ToolDefinition<any>[];
+  /** Items per `tools/list` page. Default 100. */
+  pageSize?: number;
+  /** Cache hints on `server/discover` and the lists. Default `{ ttlMs: 60_000, cacheScope: "public" }`. */
+  cache?: CacheHints;
+}
+
+/** Options compiled once: the tool table, list pages and capability objects. */
+export interface CompiledServer {
+  options: McpServerOptions;
+  serverInfo: Implementation;
+  tools: Map<string, CompiledTool>;
+  toolPages: string[];
+  capabilities: JsonObject;
+  legacyCapabilities: JsonObject;
+  /** `server/discover` result JSON for a given set of advertised extensions. */
+  discoverJson(extensions: readonly McpExtensionPlugin[]): string;
+}
+
+const compiledByTools = new WeakMap<readonly ToolDefinition<any>[], Map<string, CompiledTool>>();
+const EMPTY_TOOLS: ToolDefinition<any>[] = [];
+
+export function compileServer(options: McpServerOptions): CompiledServer {
+  const toolDefs = options.tools ?? EMPTY_TOOLS;
+  let tools = compiledByTools.get(toolDefs);
+  if (!tools) {
+    tools = compileTools(toolDefs);
+    compiledByTools.set(toolDefs, tools);
+  }
+  const cache = { ttlMs: options.cache?.ttlMs ?? 60_000, cacheScope: options.cache?.cacheScope ?? "public" };
+  const serverInfo: Implementation = { name: options.name, version: options.version };
+  if (options.title !== undefined) serverInfo.title = options.title;
+  if (options.description !== undefined) serverInfo.description = options.description;
+  if (options.websiteUrl !== undefined) serverInfo.websiteUrl = options.websiteUrl;
+  if (options.icons !== undefined) serverInfo.icons = options.icons;
+
+  const capabilities: JsonObject = { tools: { listChanged: true } };
+  const pageSize = Math.max(1, options.pageSize ?? 100);
+  const entries = [...tools.values()].map((t) => t.entry);
+  const toolPages: string[] = [];
+  for (let i = 0; i === 0 || i * pageSize < entries.length; i++) {
+    const page: JsonObject = { resultType: "complete", tools: entries.slice(i * pageSize, (i + 1) * pageSize) };
+    if ((i + 1) * pageSize < entries.length) page.nextCursor = toCursor(i + 1);
+    page.ttlMs = cache.ttlMs;
+    page.cacheScope = cache.cacheScope;
+    toolPages.push(JSON.stringify(page));
+  }
+
+  const discoverCache = new Map<string, string>();
+  return {
+    options,
+    serverInfo,
+    tools,
+    toolPages,
+    capabilities,
+    legacyCapabilities: { ...capabilities },
+    discoverJson(extensions) {
+      const key = extensions.map((e) => e.id).join("\n");
+      let json = discoverCache.get(key);
+      if (json === undefined) {
+        const caps: JsonObject = { ...capabilities };
+        if (extensions.length) caps.extensions = Object.fromEntries(extensions.map((e) => [e.id, e.settings ?? {}]));
+        const result: JsonObject = { resultType: "complete", supportedVersions: SUPPORTED_VERSIONS, capabilities: caps };
+        if (options.instructions !== undefined) result.instructions = options.instructions;
+        result.ttlMs = cache.ttlMs;
+        result.cacheScope = cache.cacheScope;
+        result._meta = { [META.serverInfo]: serverInfo };
+        json = JSON.stringify(result);
+        discoverCache.set(key, json);
+      }
+      return json;
+    },
+  };
+}
+
+/** Resolves the options for a request: compiled once when static, per request (with caching) when a function. */
+export function createServerResolver(
+  options: McpServerOptions | ((event: H3Event) => McpServerOptions),
+): (event: H3Event) => CompiledServer {
+  if (typeof options !== "function") {
+    const compiled = compileServer(options);
+    return () => compiled;
+  }
+  const byOptions = new WeakMap<McpServerOptions, CompiledServer>();
+  return (event) => {
+    const resolved = options(event);
+    let compiled = byOptions.get(resolved);
+    if (!compiled) {
+      compiled = compileServer(resolved);
+      byOptions.set(resolved, compiled);
+    }
+    return compiled;
+  };
+}
+
+export function toCursor(page: number): string {
+  return Buffer.from(`page:${page}`).toString("base64url");
+}
+
+/** The page index a cursor names; `-32602` for anything this server did not issue. */
+export function fromCursor(cursor: unknown, pages: number): number {
+  if (cursor === undefined || cursor === null) return 0;
+  if (typeof cursor !== "string") throw invalidParams("Invalid cursor");
+  const match = /^page:(\d{1,6})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  const page = match ? Number(match[1]) : -1;
+  if (page < 1 || page >= pages || toCursor(page) !== cursor) throw invalidParams("Invalid cursor");
+  return page;
+}
+
+export { MODERN_VERSION };

@@ -1,0 +1,74 @@
+import { nanoid } from "nanoid";
+import type { ClientCapabilities, Implementation, LoggingLevel } from "./types.ts";
+
+/** A legacy (initialize-based) session. */
+export interface LegacySession {
+  id: string;
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+  logLevel?: LoggingLevel;
+  lastSeen: number;
+  /** Closes the session's GET stream, if one is open. */
+  closeStream?: () => void;
+}
+
+export interface SessionOptions {
+  /** Sessions kept at once; the least recently used one is dropped past it. Default 10 000. */
+  maxSessions?: number;
+  /** A session unused this long is forgotten. Default 30 minutes. */
+  idleTimeoutMs?: number;
+}
+
+/**
+ * Sessions in a Map kept in least-recently-used order, so the idle sweep only looks at the
+ * front and stops at the first live one.
+ */
+export function createSessionStore(options: SessionOptions = {}, now: () => number = Date.now) {
+  const max = options.maxSessions ?? 10_000;
+  const idle = options.idleTimeoutMs ?? 30 * 60_000;
+  const sessions = new Map<string, LegacySession>();
+
+  const drop = (session: LegacySession) => {
+    sessions.delete(session.id);
+    session.closeStream?.();
+  };
+  const sweep = () => {
+    const cutoff = now() - idle;
+    for (const session of sessions.values()) {
+      if (session.lastSeen > cutoff && sessions.size <= max) break;
+      drop(session);
+    }
+  };
+
+  return {
+    create(init: Omit<LegacySession, "id" | "lastSeen">): LegacySession {
+      sweep();
+      // nanoid's default alphabet gives 126 bits of entropy at 21 characters; 32 gives 192.
+      const session: LegacySession = { ...init, id: nanoid(32), lastSeen: now() };
+      sessions.set(session.id, session);
+      if (sessions.size > max) sweep();
+      return session;
+    },
+    get(id: string): LegacySession | undefined {
+      sweep();
+      const session = sessions.get(id);
+      if (!session) return undefined;
+      session.lastSeen = now();
+      sessions.delete(id);
+      sessions.set(id, session);
+      return session;
+    },
+    delete(id: string): boolean {
+      const session = sessions.get(id);
+      if (!session) return false;
+      drop(session);
+      return true;
+    },
+    get size() {
+      return sessions.size;
+    },
+  };
+}
+
+export type SessionStore = ReturnType<typeof createSessionStore>;

@@ -1,0 +1,153 @@
+// Wiring between a task's actor and the user's `run`: the runtime reports what the work does
+// as chart events, and reads the chart's snapshots to resolve input rounds and abort the signal.
+import { createActor, type InspectionEvent, type Observer } from "xstate";
+import { taskMachine, type TaskContext, type TaskStateValue } from "../../machines/task.machine.ts";
+import { ErrorCode, McpJsonRpcError, McpUsageError } from "../errors.ts";
+import { assertCanAsk, type InputRequest } from "../mrtr.ts";
+import type { CreateTaskResult, McpTaskContext, McpTaskOptions } from "../task-api.ts";
+import type { ClientCapabilities, JsonObject } from "../types.ts";
+import { isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "../wire.ts";
+import type { TaskEntry, TaskStore } from "./store.ts";
+
+export interface TaskRuntimeOptions {
+  store: TaskStore;
+  ttlMs: number | null;
+  pollIntervalMs: number;
+  now: () => number;
+  newId: () => string;
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+}
+
+export function createTaskRuntime(options: TaskRuntimeOptions) {
+  const { store, now } = options;
+
+  return {
+    /** Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable). */
+    create(owner: unknown, caps: ClientCapabilities, task: McpTaskOptions): CreateTaskResult {
+      const id = options.newId();
+      const at = now();
+      const actor = createActor(taskMachine, {
+        id,
+        input: { taskId: id, now: at, ttlMs: options.ttlMs, pollIntervalMs: options.pollIntervalMs, statusMessage: task.statusMessage },
+        inspect: options.inspect,
+      });
+      const entry: TaskEntry = {
+        id,
+        owner,
+        expiresAt: options.ttlMs === null ? Infinity : at + options.ttlMs,
+        actor,
+        abort: new AbortController(),
+      };
+      if (!store.create(entry)) {
+        throw new McpUsageError("TASK_STORE_FULL", "Too many tasks are retained; try again later");
+      }
+      const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
+      let lastStatus: TaskStateValue = "working";
+      actor.subscribe((snap) => {
+        const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
+        for (const waiter of waiters) waiter(snapshot);
+        const changed = snapshot.value !== lastStatus;
+        lastStatus = snapshot.value;
+        if (changed && entry.listeners) for (const listener of entry.listeners) listener(snapshot);
+        if (isTerminalStatus(snapshot.value)) {
+          store.finish(entry, { value: snapshot.value, context: snapshot.context });
+          actor.stop();
+          if (snapshot.value !== "completed") entry.abort.abort(new Error(`Task ${snapshot.value}`));
+        }
+      });
+      actor.start();
+      const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
+      startRun(entry, caps, task, waiters, now);
+      return handle;
+    },
+  };
+}
+
+/** The task's current snapshot: the live actor's, or the final one kept after it stopped. */
+export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
+  if (entry.final) return entry.final;
+  const snap = entry.actor!.getSnapshot();
+  return { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
+}
+
+// --- Internal ---
+
+function startRun(
+  entry: TaskEntry,
+  caps: ClientCapabilities,
+  task: McpTaskOptions,
+  waiters: Set<(snapshot: TaskSnapshotLike) => void>,
+  now: () => number,
+): void {
+  const send = (event: Parameters<NonNullable<TaskEntry["actor"]>["send"]>[0]) => {
+    // After the final state the actor is gone: a late outcome changes nothing.
+    entry.actor?.send(event);
+  };
+  const context: McpTaskContext = {
+    taskId: entry.id,
+    signal: entry.abort.signal,
+    update({ statusMessage }) {
+      if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
+      send({ type: "status.update", statusMessage, at: now() });
+    },
+    requestInput(requests) {
+      return new Promise((resolve, reject) => {
+        if (!entry.actor) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
+        try {
+          assertCanAsk(requests, caps);
+        } catch (error) {
+          return reject(error);
+        }
+        const keys = Object.keys(requests);
+        if (!keys.length) return resolve({} as never);
+        const wire: Record<string, { method: string; params: JsonObject }> = {};
+        for (const key of keys) {
+          const r = requests[key] as InputRequest;
+          wire[key] = { method: r.method, params: r.params };
+        }
+        const waiter = (snapshot: TaskSnapshotLike) => {
+          if (snapshot.value === "working") {
+            waiters.delete(waiter);
+            const answers: Record<string, unknown> = {};
+            for (const key of keys) if (key in snapshot.context.answers) answers[key] = snapshot.context.answers[key];
+            resolve(answers as never);
+          } else if (isTerminalStatus(snapshot.value)) {
+            waiters.delete(waiter);
+            reject(new McpUsageError("TASK_ENDED", `The task ended (${snapshot.value}) while waiting for input`));
+          }
+        };
+        send({ type: "input.request", requests: wire, at: now() });
+        waiters.add(waiter);
+      });
+    },
+  };
+
+  let outcome: Promise<unknown>;
+  try {
+    outcome = Promise.resolve(task.run(context));
+  } catch (error) {
+    outcome = Promise.reject(error);
+  }
+  outcome.then(
+    (value) => {
+      if (isCallToolResult(value)) {
+        const { resultType: _r, ...result } = value as JsonObject;
+        send({ type: "work.done", result, at: now() });
+      } else {
+        send({
+          type: "work.protocolError",
+          error: { code: ErrorCode.InternalError, message: "The task's run returned something that is not a CallToolResult" },
+          at: now(),
+        });
+      }
+    },
+    (error) => {
+      if (McpJsonRpcError.isError(error)) send({ type: "work.protocolError", error: error.toJSON(), at: now() });
+      else send({ type: "work.toolError", message: error instanceof Error ? error.message : String(error), at: now() });
+    },
+  );
+}
+
+function isCallToolResult(value: unknown): boolean {
+  return typeof value === "object" && value !== null && Array.isArray((value as JsonObject).content);
+}

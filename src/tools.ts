@@ -1,0 +1,120 @@
+import type { H3Event } from "h3";
+import type { InputRequiredResult } from "./mrtr.ts";
+import type { CreateTaskResult } from "./task-api.ts";
+import { toJsonSchema, type SchemaInput } from "./schema.ts";
+import type { CallToolResult, JsonObject, TaskSupport, ToolAnnotations } from "./types.ts";
+import type { StandardSchemaV1 } from "./utils/standard-schema.ts";
+
+/** What a tool handler may return. Plugins may produce more (the tasks extension returns a task handle). */
+export type ToolReturn =
+  | CallToolResult
+  | string
+  | InputRequiredResult
+  | CreateTaskResult
+  | { resultType: string; [key: string]: unknown };
+
+type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, unknown>;
+
+export interface ToolDefinition<S extends SchemaInput | undefined = SchemaInput | undefined> {
+  /** 1–128 characters of `[A-Za-z0-9_.-]`. */
+  name: string;
+  title?: string;
+  description?: string;
+  icons?: JsonObject[];
+  /** A zod object schema (or any Standard Schema that produces JSON Schema), or plain JSON Schema. */
+  inputSchema?: S;
+  /** Checked against `structuredContent` when given. */
+  outputSchema?: SchemaInput;
+  /** Untrusted hints for clients. */
+  annotations?: ToolAnnotations;
+  /** Listed as given; `taskSupport: "required"` is enforced by the tasks plugin. */
+  execution?: { taskSupport?: TaskSupport };
+  _meta?: JsonObject;
+  /** Runs the tool. `args` were validated against `inputSchema`. */
+  handler: (event: H3Event, args: ArgsOf<S>) => ToolReturn | Promise<ToolReturn>;
+}
+
+/**
+ * Declares a tool. An identity function that keeps the handler's `args` typed by `inputSchema`.
+ *
+ * @example
+ * const echo = defineTool({
+ *   name: "echo",
+ *   inputSchema: z.object({ text: z.string() }),
+ *   handler: (_event, { text }) => text,
+ * });
+ */
+export function defineTool<S extends SchemaInput | undefined = undefined>(def: ToolDefinition<S>): ToolDefinition<S> {
+  return def;
+}
+
+/** A tool prepared at mount: its `tools/list` entry, header bindings and schemas. */
+export interface CompiledTool {
+  def: ToolDefinition<any>;
+  entry: JsonObject;
+  /** `Mcp-Param-{name}` headers bound to argument paths by `x-mcp-header`. */
+  headerParams: { header: string; path: string[] }[];
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const EMPTY_INPUT_SCHEMA = { type: "object", additionalProperties: false };
+
+export function compileTool(def: ToolDefinition<any>): CompiledTool {
+  if (!TOOL_NAME.test(def.name)) throw new TypeError(`Invalid tool name "${def.name}": use 1-128 of [A-Za-z0-9_.-]`);
+  const inputSchema = def.inputSchema ? toJsonSchema(def.inputSchema, "input") : EMPTY_INPUT_SCHEMA;
+  if (inputSchema.type !== "object") throw new TypeError(`Tool "${def.name}": inputSchema must describe an object`);
+  const entry: JsonObject = { name: def.name };
+  if (def.title !== undefined) entry.title = def.title;
+  if (def.description !== undefined) entry.description = def.description;
+  if (def.icons !== undefined) entry.icons = def.icons;
+  entry.inputSchema = inputSchema;
+  if (def.outputSchema !== undefined) entry.outputSchema = toJsonSchema(def.outputSchema, "output");
+  if (def.annotations !== undefined) entry.annotations = def.annotations;
+  if (def.execution !== undefined) entry.execution = def.execution;
+  if (def._meta !== undefined) entry._meta = def._meta;
+  return { def, entry, headerParams: findHeaderParams(inputSchema) };
+}
+
+/** Compiles a tool list once; names must be unique. Order is kept: it is the listing order. */
+export function compileTools(defs: readonly ToolDefinition<any>[]): Map<string, CompiledTool> {
+  const table = new Map<string, CompiledTool>();
+  for (const def of defs) {
+    if (table.has(def.name)) throw new TypeError(`Duplicate tool name "${def.name}"`);
+    table.set(def.name, compileTool(def));
+  }
+  return table;
+}
+
+/** Normalises what a handler returned into a result object, or undefined when it is not one. */
+export function toToolResult(value: unknown): JsonObject | undefined {
+  if (typeof value === "string") return { resultType: "complete", content: [{ type: "text", text: value }] };
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const v = value as JsonObject;
+  if (typeof v.resultType === "string" && v.resultType !== "complete") return v;
+  if (!Array.isArray(v.content)) return undefined;
+  return v.resultType === "complete" ? v : { resultType: "complete", ...v };
+}
+
+// --- Internal ---
+
+const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function findHeaderParams(schema: JsonObject): { header: string; path: string[] }[] {
+  const out: { header: string; path: string[] }[] = [];
+  const seen = new Set<string>();
+  const walk = (node: JsonObject, path: string[]) => {
+    const props = node.properties as Record<string, JsonObject> | undefined;
+    if (!props || typeof props !== "object") return;
+    for (const [key, child] of Object.entries(props)) {
+      if (!child || typeof child !== "object") continue;
+      const header = child["x-mcp-header"];
+      if (typeof header === "string" && HEADER_TOKEN.test(header) && !seen.has(header.toLowerCase())) {
+        seen.add(header.toLowerCase());
+        out.push({ header, path: [...path, key] });
+      }
+      walk(child, [...path, key]);
+    }
+  };
+  walk(schema, []);
+  return out;
+}

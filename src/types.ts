@@ -1,0 +1,71 @@
+// Protocol types, as much of them as the library and its users touch. The official schema is
+// the authority; these are kept structural and open so newer fields pass through.
+
+export type JsonObject = Record<string, unknown>;
+export type RequestId = string | number;
+
+export const MODERN_VERSION = "2026-07-28";
+export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
+export const SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS] as readonly string[];
+
+/** `_meta` keys of the 2026-07-28 protocol. */
+export const META = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
+} as const;
+
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  [key: string]: unknown;
+}
+
+export interface ClientCapabilities {
+  elicitation?: { form?: JsonObject; url?: JsonObject } & JsonObject;
+  sampling?: JsonObject;
+  roots?: JsonObject;
+  extensions?: Record<string, JsonObject>;
+  experimental?: JsonObject;
+  [key: string]: unknown;
+}
+
+export type TextContent = { type: "text"; text: string; annotations?: JsonObject; _meta?: JsonObject };
+export type ImageContent = { type: "image"; data: string; mimeType: string; annotations?: JsonObject; _meta?: JsonObject };
+export type AudioContent = { type: "audio"; data: string; mimeType: string; annotations?: JsonObject; _meta?: JsonObject };
+export type ResourceLink = { type: "resource_link"; uri: string; name: string; [key: string]: unknown };
+export type EmbeddedResource = {
+  type: "resource";
+  resource: { uri: string; mimeType?: string; text?: string; blob?: string; [key: string]: unknown };
+  annotations?: JsonObject;
+  _meta?: JsonObject;
+};
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: JsonObject;
+  [key: string]: unknown;
+}
+
+export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+export const LOG_LEVELS: readonly LoggingLevel[] = [
+  "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+];
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  [key: string]: unknown;
+}
+
+export type TaskSupport = "forbidden" | "optional" | "required";

@@ -1,0 +1,175 @@
+// The only module that turns values into JSON sent to a client: JSON-RPC envelopes, SSE
+// frames, HTTP responses and the task envelopes. Everything else passes typed values here.
+import type { TaskContext, TaskStateValue } from "../machines/task.machine.ts";
+import { ErrorCode, McpJsonRpcError } from "./errors.ts";
+import type { JsonObject, RequestId } from "./types.ts";
+import { META } from "./types.ts";
+
+export type Era = "modern" | "legacy";
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+// --- JSON-RPC ---
+
+export function toResultMessage(id: RequestId, result: unknown): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+}
+
+/** A result whose JSON was prepared at mount: the request path only splices the id in. */
+export function toResultMessageRaw(id: RequestId, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+}
+
+export function toErrorMessage(id: RequestId | null | undefined, error: JsonRpcErrorObject): string {
+  const body: JsonObject = { jsonrpc: "2.0" };
+  if (id !== undefined) body.id = id;
+  body.error = toErrorObject(error);
+  return JSON.stringify(body);
+}
+
+export function toErrorObject(error: JsonRpcErrorObject): JsonRpcErrorObject {
+  return error.data === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, data: error.data };
+}
+
+export function toNotificationMessage(method: string, params: JsonObject): string {
+  return JSON.stringify({ jsonrpc: "2.0", method, params });
+}
+
+/** Turns anything thrown into the JSON-RPC error a client may see; unexpected throws say nothing about internals. */
+export function toJsonRpcError(error: unknown): McpJsonRpcError {
+  if (McpJsonRpcError.isError(error)) return error;
+  return new McpJsonRpcError(ErrorCode.InternalError, "Internal error");
+}
+
+/**
+ * HTTP status for a JSON-RPC error. The 2026-07-28 transport fixes 400 for header, version,
+ * capability and envelope problems and 404 for an unknown method; legacy sessions answer 200
+ * for errors that reached a method, as those clients expect.
+ */
+export function httpStatusFor(error: McpJsonRpcError, era: Era): number {
+  if (error.status !== undefined) return error.status;
+  switch (error.code) {
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+      return 400;
+    case ErrorCode.MethodNotFound:
+      return era === "modern" ? 404 : 200;
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    case ErrorCode.InvalidParams:
+      return era === "modern" ? 400 : 200;
+    default:
+      return 200;
+  }
+}
+
+// --- HTTP ---
+
+const JSON_HEADERS = { "content-type": "application/json" } as const;
+
+export function jsonResponse(body: string, status = 200, headers?: Record<string, string>): Response {
+  return new Response(body, { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
+}
+
+export function errorResponse(
+  id: RequestId | null | undefined,
+  error: McpJsonRpcError,
+  era: Era,
+  headers?: Record<string, string>,
+): Response {
+  return jsonResponse(toErrorMessage(id, error), httpStatusFor(error, era), headers);
+}
+
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+} as const;
+
+const encoder = new TextEncoder();
+
+export function sseFrame(message: string): Uint8Array {
+  return encoder.encode(`event: message\ndata: ${message}\n\n`);
+}
+
+export const SSE_KEEPALIVE = encoder.encode(": keep-alive\n\n");
+
+// --- Results ---
+
+export function withServerInfo(result: JsonObject, serverInfo: JsonObject): JsonObject {
+  const meta = (result._meta as JsonObject | undefined) ?? {};
+  return { ...result, _meta: { ...meta, [META.serverInfo]: serverInfo } };
+}
+
+// --- Tasks ---
+
+/** Snapshot fields the task envelopes read: the chart's state value and context. */
+export interface TaskSnapshotLike {
+  value: TaskStateValue;
+  context: TaskContext;
+}
+
+// The chart's state names are the protocol's status spellings; this table keeps that explicit.
+const TASK_STATUS = {
+  working: "working",
+  input_required: "input_required",
+  completed: "completed",
+  failed: "failed",
+  cancelled: "cancelled",
+} as const satisfies Record<TaskStateValue, string>;
+
+export function isTerminalStatus(value: TaskStateValue): boolean {
+  return value === "completed" || value === "failed" || value === "cancelled";
+}
+
+/** The Task fields common to every envelope. Picks named fields; never spreads context. */
+export function toTask(snapshot: TaskSnapshotLike): JsonObject {
+  const c = snapshot.context;
+  const task: JsonObject = { taskId: c.taskId, status: TASK_STATUS[snapshot.value] };
+  if (c.statusMessage !== undefined) task.statusMessage = c.statusMessage;
+  task.createdAt = new Date(c.createdAt).toISOString();
+  task.lastUpdatedAt = new Date(c.lastUpdatedAt).toISOString();
+  task.ttlMs = c.ttlMs;
+  task.pollIntervalMs = c.pollIntervalMs;
+  return task;
+}
+
+/** DetailedTask: Task plus the fields its status requires. */
+export function toDetailedTask(snapshot: TaskSnapshotLike): JsonObject {
+  const task = toTask(snapshot);
+  const c = snapshot.context;
+  switch (snapshot.value) {
+    case "input_required":
+      task.inputRequests = c.inputRequests;
+      break;
+    case "completed":
+      task.result = c.result;
+      break;
+    case "failed":
+      task.error = c.error ? toErrorObject(c.error) : { code: ErrorCode.InternalError, message: "Task failed" };
+      break;
+  }
+  return task;
+}
+
+export function toCreateTaskResult(snapshot: TaskSnapshotLike): JsonObject {
+  return { resultType: "task", ...toTask(snapshot) };
+}
+
+export function toGetTaskResult(snapshot: TaskSnapshotLike): JsonObject {
+  return { resultType: "complete", ...toDetailedTask(snapshot) };
+}
+
+export function toTaskNotificationParams(snapshot: TaskSnapshotLike, subscriptionId: RequestId): JsonObject {
+  return { ...toDetailedTask(snapshot), _meta: { [META.subscriptionId]: subscriptionId } };
+}
+
+export const EMPTY_ACK: JsonObject = Object.freeze({ resultType: "complete" }) as JsonObject;

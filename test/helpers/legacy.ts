@@ -1,0 +1,32 @@
+import type { H3 } from "h3";
+import { messages } from "./wire.ts";
+
+/** A legacy (initialize-based) client on the same route. */
+export async function legacyClient(app: H3, protocolVersion = "2025-11-25", capabilities: Record<string, unknown> = {}) {
+  const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    app.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", ...body }),
+      }),
+    );
+  const init = await post({ id: 0, method: "initialize", params: { protocolVersion, capabilities, clientInfo: { name: "legacy", version: "1" } } });
+  const sessionId = init.headers.get("mcp-session-id")!;
+  const initResult = (await init.json()).result;
+  const headers = { "mcp-session-id": sessionId, ...(protocolVersion >= "2025-06-18" ? { "mcp-protocol-version": initResult.protocolVersion } : {}) };
+  let id = 1;
+  return {
+    sessionId,
+    initResult,
+    initStatus: init.status,
+    post: (body: Record<string, unknown>) => post(body, headers),
+    async request(method: string, params: Record<string, unknown> = {}) {
+      const res = await post({ id: id++, method, params }, headers);
+      const msgs = await messages(res);
+      return { status: res.status, body: msgs.at(-1), messages: msgs, res };
+    },
+    get: () => app.fetch(new Request("http://localhost/mcp", { method: "GET", headers: { accept: "text/event-stream", ...headers } })),
+    del: () => app.fetch(new Request("http://localhost/mcp", { method: "DELETE", headers })),
+  };
+}

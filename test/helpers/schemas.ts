@@ -1,0 +1,50 @@
+// Shape checks against the official schemas published on npm: the SDK core package for the
+// protocol, the ext-tasks package for task shapes. The core zod schemas are lenient about the
+// 2026-07-28 additions, so the fields that era makes required are checked here as well.
+import * as core from "@modelcontextprotocol/core";
+import * as tasks from "@modelcontextprotocol/ext-tasks/core/v2";
+import { expect } from "vitest";
+
+type Schema = { safeParse(v: unknown): { success: boolean; error?: { issues: unknown[] } } };
+
+export function expectShape(schema: Schema, value: unknown): void {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(`Shape check failed: ${JSON.stringify(parsed.error?.issues)}\n${JSON.stringify(value)}`);
+}
+
+/** A JSON-RPC success response whose result is `complete` and conforms to `schema`. */
+export function expectResult(message: any, schema: Schema): any {
+  expectShape(core.JSONRPCResultResponseSchema as Schema, message);
+  expect(message.result.resultType).toBe("complete");
+  expectShape(schema, message.result);
+  return message.result;
+}
+
+/** A cacheable result (discover, lists, resources/read) carries both cache hints. */
+export function expectCacheable(result: any): void {
+  expect(Number.isInteger(result.ttlMs) && result.ttlMs >= 0).toBe(true);
+  expect(["public", "private"]).toContain(result.cacheScope);
+}
+
+export function expectError(message: any, code: number): any {
+  expectShape(core.JSONRPCErrorResponseSchema as Schema, message);
+  expect(message.error.code).toBe(code);
+  return message.error;
+}
+
+export const S = {
+  discover: core.DiscoverResultSchema as Schema,
+  listTools: core.ListToolsResultSchema as Schema,
+  callTool: core.CallToolResultSchema as Schema,
+  initialize: core.InitializeResultSchema as Schema,
+  listenAck: core.SubscriptionsAcknowledgedNotificationSchema as Schema,
+  progress: core.ProgressNotificationSchema as Schema,
+  logMessage: core.LoggingMessageNotificationSchema as Schema,
+  createTask: tasks.CreateTaskResultV2Schema as Schema,
+  getTask: tasks.GetTaskResultV2Schema as Schema,
+  detailedTask: tasks.DetailedTaskV2Schema as Schema,
+  updateTask: tasks.UpdateTaskResultV2Schema as Schema,
+  cancelTask: tasks.CancelTaskResultV2Schema as Schema,
+  taskNotification: tasks.TaskStatusNotificationV2Schema as Schema,
+  inputRequired: tasks.InputRequiredCallToolResultV2Schema as Schema,
+};

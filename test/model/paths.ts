@@ -1,0 +1,135 @@
+/**
+ * Event sequences over the task chart, generated from the chart itself with `xstate/graph`.
+ *
+ * The chart test replays them on an actor; the HTTP model test replays the same sequences against the real
+ * server (status.update → `task.update`, input.request → `task.requestInput`, input.answer → `tasks/update`,
+ * work.* → the tool's return or throw, task.cancel → `tasks/cancel`, task.expire → the clock passing `ttlMs`).
+ */
+import { createTestModel } from "xstate/graph";
+import type { SnapshotFrom } from "xstate";
+import { taskMachine, type InputRequest, type TaskEvent, type TaskInput } from "../../machines/task.machine.ts";
+
+type Snapshot = SnapshotFrom<typeof taskMachine>;
+
+/** Creation time of every model task; step `i` of a path happens at `MODEL_T0 + (i + 1) * MODEL_STEP_MS`. */
+export const MODEL_T0 = 1_785_229_800_000;
+export const MODEL_STEP_MS = 1000;
+
+export const MODEL_INPUT: TaskInput = {
+  taskId: "model-task",
+  now: MODEL_T0,
+  ttlMs: 600_000,
+  pollIntervalMs: 1000,
+  statusMessage: "Queued",
+};
+
+/** Elicitation used for every model input request. */
+export const modelRequest = (message: string): InputRequest => ({
+  method: "elicitation/create",
+  params: {
+    mode: "form",
+    message,
+    requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+  },
+});
+
+/** The answer the model client gives to every request. */
+export const MODEL_ANSWER = { action: "accept", content: { ok: true } } as const;
+
+/** Key the model client sends that the server never issued. */
+export const BOGUS_KEY = "never-issued";
+
+/**
+ * The event alphabet offered in `snapshot`. Answers depend on what is outstanding: one key, all keys, or only
+ * a key that was never issued. `at` is a placeholder; {@link getModelPaths} stamps real times.
+ */
+export function modelEvents(snapshot: Snapshot): TaskEvent[] {
+  const outstanding = Object.keys(snapshot.context.inputRequests);
+  const answer = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, MODEL_ANSWER]));
+  const at = 0;
+  const events: TaskEvent[] = [
+    { type: "status.update", statusMessage: "Working on it", at },
+    { type: "input.request", requests: { confirm: modelRequest("Proceed?") }, at },
+    { type: "input.request", requests: { confirm: modelRequest("Proceed?"), name: modelRequest("Name?") }, at },
+    { type: "input.answer", responses: { [BOGUS_KEY]: MODEL_ANSWER }, at },
+    { type: "work.done", result: { content: [{ type: "text", text: "Done." }] }, at },
+    { type: "work.toolError", message: "upstream refused", at },
+    { type: "work.protocolError", error: { code: -32603, message: "API rate limit exceeded" }, at },
+    { type: "task.cancel", at },
+    { type: "task.expire", at },
+  ];
+  if (outstanding.length > 0) {
+    events.push({ type: "input.answer", responses: answer(outstanding.slice(0, 1)), at });
+    if (outstanding.length > 1) events.push({ type: "input.answer", responses: answer(outstanding), at });
+  }
+  return events;
+}
+
+// Bounds on input rounds per path (a round is one `input.request` that included `confirm`): enough to see
+// `confirm.2` and `confirm.3` issued and answered, small enough to enumerate in milliseconds.
+const SHORTEST_ROUNDS = 3;
+const SIMPLE_ROUNDS = 2;
+
+const rounds = (s: Snapshot) => s.context.issuedKeys.filter((key) => key.startsWith("confirm")).length;
+
+// Times, the status message and the exact answers never change which events are possible, so they are left
+// out of the abstract state; that keeps the graph finite and small.
+const abstractState = (s: Snapshot) => [s.value, s.context.inputKeys, s.context.issuedKeys, Object.keys(s.context.answers)];
+
+// For shortest paths the event that led here is part of the state too. Otherwise a self transition
+// (status.update, an answer naming only a bogus key) would lead back to the same vertex and never appear in a
+// path. Simple paths use the plain abstract state, because labelled vertices make them explode.
+const byStateAndEvent = (s: Snapshot, event: TaskEvent | undefined) =>
+  JSON.stringify([...abstractState(s), event ? describePath([event]) : ""]);
+const byState = (s: Snapshot) => JSON.stringify(abstractState(s));
+
+/** Give step `i` the time `MODEL_T0 + (i + 1) * MODEL_STEP_MS`. */
+export function stampTimes(events: TaskEvent[]): TaskEvent[] {
+  return events.map((event, i) => ({ ...event, at: MODEL_T0 + (i + 1) * MODEL_STEP_MS }));
+}
+
+/** A short readable name for a path, e.g. `input.request[confirm] → input.answer[confirm] → work.done`. */
+export function describePath(events: TaskEvent[]): string {
+  if (events.length === 0) return "(start)";
+  return events
+    .map((event) => {
+      if (event.type === "input.request") return `${event.type}[${Object.keys(event.requests).join(",")}]`;
+      if (event.type === "input.answer") return `${event.type}[${Object.keys(event.responses).join(",")}]`;
+      return event.type;
+    })
+    .join(" → ");
+}
+
+let cached: TaskEvent[][] | undefined;
+
+/**
+ * Every event sequence the model tests replay, each starting from `MODEL_INPUT` and with times stamped:
+ * the shortest path to every abstract state within three input rounds, plus every simple (loop-free) path
+ * into a final state within two rounds. Paths that are a prefix of another path are dropped.
+ */
+export function getModelPaths(): TaskEvent[][] {
+  if (cached) return cached.map((events) => [...events]);
+  // createTestModel also checks that the chart has no `invoke`/`after`, so the chart stays walkable.
+  const model = createTestModel(taskMachine, { input: MODEL_INPUT, events: modelEvents });
+  const shortest = model.getShortestPaths({
+    serializeState: byStateAndEvent,
+    stopWhen: (s) => rounds(s) >= SHORTEST_ROUNDS,
+  });
+  const simple = model.getSimplePaths({
+    serializeState: byState,
+    stopWhen: (s) => rounds(s) >= SIMPLE_ROUNDS,
+    toState: (s) => s.status === "done",
+  });
+  const seen = new Set<string>();
+  cached = [];
+  for (const path of [...shortest, ...simple]) {
+    // The first step of every path is the chart's own `xstate.init`, which is not ours to replay.
+    const steps = path.steps.filter((step) => (step.event as { type: string }).type !== "xstate.init");
+    const events = stampTimes(steps.map((step) => step.event));
+    const key = JSON.stringify(events.map((event) => ({ ...event, at: 0 })));
+    if (seen.has(key)) continue;
+    seen.add(key);
+    cached.push(events);
+  }
+  return cached.map((events) => [...events]);
+}

@@ -1,0 +1,258 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createActor, transition, type Actor, type SnapshotFrom } from "xstate";
+import {
+  taskMachine,
+  type InputRequest,
+  type TaskEvent,
+  type TaskInput,
+  type TaskStateValue,
+} from "../../machines/task.machine.ts";
+import { describePath, getModelPaths, MODEL_INPUT } from "./paths.ts";
+
+type Snapshot = SnapshotFrom<typeof taskMachine>;
+
+const STATUSES: readonly TaskStateValue[] = ["working", "input_required", "completed", "failed", "cancelled"];
+const FINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
+
+/** What a replay remembers between steps to check the invariants that span several steps. */
+interface Tracker {
+  /** Answers accepted since the current round opened, by user key. */
+  accepted: Map<string, unknown>;
+}
+
+const withoutTime = ({ lastUpdatedAt: _, ...rest }: Snapshot["context"]) => JSON.stringify(rest);
+
+/** The invariants every snapshot must satisfy on its own. */
+function checkSnapshot(s: Snapshot, input: TaskInput): void {
+  const { context: ctx } = s;
+  const value = s.value as string;
+  expect(STATUSES).toContain(value);
+  expect(s.status).toBe(FINAL.has(value) ? "done" : "active");
+
+  const outstanding = Object.keys(ctx.inputRequests);
+  expect(outstanding.length > 0, "inputRequests non-empty iff input_required").toBe(value === "input_required");
+  expect(Object.keys(ctx.inputKeys).sort()).toStrictEqual([...outstanding].sort());
+  for (const key of outstanding) expect(ctx.issuedKeys).toContain(key);
+  expect(new Set(ctx.issuedKeys).size, "issued keys unique").toBe(ctx.issuedKeys.length);
+
+  if (value === "completed") {
+    expect(ctx.result).toBeTypeOf("object");
+    expect(ctx.error).toBeUndefined();
+  } else if (value === "failed") {
+    expect(ctx.error?.code).toBeTypeOf("number");
+    expect(ctx.error?.message).toBeTypeOf("string");
+    expect(ctx.result).toBeUndefined();
+  } else {
+    expect(ctx.result).toBeUndefined();
+    expect(ctx.error).toBeUndefined();
+  }
+
+  expect(ctx.taskId).toBe(input.taskId);
+  expect(ctx.createdAt).toBe(input.now);
+  expect(ctx.ttlMs).toBe(input.ttlMs);
+  expect(ctx.pollIntervalMs).toBe(input.pollIntervalMs);
+  expect(JSON.parse(JSON.stringify(ctx))).toStrictEqual(ctx);
+}
+
+/** The invariants that relate a snapshot to the one before it and the event in between. */
+function checkStep(prev: Snapshot, event: TaskEvent, next: Snapshot, tracker: Tracker): void {
+  if (prev.status === "done") {
+    expect(next.value, "final states stay final").toBe(prev.value);
+    expect(next.context).toStrictEqual(prev.context);
+    return;
+  }
+
+  // Issued keys are only ever appended.
+  expect(next.context.issuedKeys.slice(0, prev.context.issuedKeys.length)).toStrictEqual(prev.context.issuedKeys);
+
+  // A status change counts as a change even when the context stays the same (cancelling a working task).
+  if (next.value === prev.value && withoutTime(next.context) === withoutTime(prev.context)) {
+    expect(next.context.lastUpdatedAt).toBe(prev.context.lastUpdatedAt);
+  } else {
+    expect(next.context.lastUpdatedAt).toBe(event.at);
+  }
+
+  if (prev.value === "working" && next.value === "input_required") tracker.accepted.clear();
+  if (event.type === "input.answer" && prev.value === "input_required") {
+    for (const [wireKey, answer] of Object.entries(event.responses)) {
+      if (Object.hasOwn(prev.context.inputRequests, wireKey)) {
+        tracker.accepted.set(prev.context.inputKeys[wireKey]!, answer);
+        expect(next.context.inputRequests).not.toHaveProperty([wireKey]);
+      }
+    }
+  }
+  // Every answer accepted in this round stays readable, under the key the tool asked with.
+  for (const [userKey, answer] of tracker.accepted) {
+    expect(next.context.answers[userKey], `answer for ${userKey}`).toStrictEqual(answer);
+  }
+  expect(Object.keys(next.context.answers).sort()).toStrictEqual([...tracker.accepted.keys()].sort());
+}
+
+/**
+ * Sends `event` to the actor and returns its next snapshot. A finished actor is stopped and would only log a
+ * warning, so once the task is final the late event goes through the pure `transition` instead, which is
+ * where "final states accept nothing" can still be checked.
+ */
+function advance(actor: Actor<typeof taskMachine>, prev: Snapshot, event: TaskEvent): Snapshot {
+  if (prev.status === "done") return transition(taskMachine, prev, event)[0];
+  actor.send(event);
+  return actor.getSnapshot();
+}
+
+/** Replays `events` on a live actor, checking every step. Returns the visited snapshots. */
+function replay(events: TaskEvent[], input: TaskInput = MODEL_INPUT): Snapshot[] {
+  const actor = createActor(taskMachine, { input }).start();
+  const tracker: Tracker = { accepted: new Map() };
+  let prev = actor.getSnapshot();
+  checkSnapshot(prev, input);
+  const seen = [prev];
+  for (const event of events) {
+    const next = advance(actor, prev, event);
+    checkSnapshot(next, input);
+    checkStep(prev, event, next, tracker);
+    seen.push(next);
+    prev = next;
+  }
+  actor.stop();
+  return seen;
+}
+
+describe("paths generated from the chart", () => {
+  const paths = getModelPaths();
+
+  it("cover every status, every event type, partial answers and renamed keys", () => {
+    expect(paths.length).toBeGreaterThan(20);
+    const events = paths.flat();
+    expect(new Set(events.map((e) => e.type))).toStrictEqual(
+      new Set([
+        "status.update",
+        "input.request",
+        "input.answer",
+        "work.done",
+        "work.toolError",
+        "work.protocolError",
+        "task.cancel",
+        "task.expire",
+      ]),
+    );
+    const finals = new Set(paths.map((p) => replay(p).at(-1)!.value));
+    expect(finals).toStrictEqual(new Set(STATUSES));
+    const issued = new Set(paths.flatMap((p) => replay(p).at(-1)!.context.issuedKeys));
+    expect(issued).toStrictEqual(new Set(["confirm", "name", "confirm.2", "name.2", "confirm.3", "name.3"]));
+    // Some path answers part of a round and stays parked.
+    const partial = paths.some((p) =>
+      replay(p).some((s) => s.value === "input_required" && Object.keys(s.context.answers).length > 0),
+    );
+    expect(partial).toBe(true);
+  });
+
+  it("are returned fresh on every call", () => {
+    const again = getModelPaths();
+    expect(again).toStrictEqual(paths);
+    again[0]!.pop();
+    expect(getModelPaths()).toStrictEqual(paths);
+  });
+
+  it.each(paths.map((events) => [describePath(events), events] as const))("%s", (_, events) => {
+    replay(events);
+  });
+});
+
+// --- Random sequences ---
+
+const KEYS = ["confirm", "confirm.2", "confirm.3", "name", "name.2", "other"] as const;
+const request = (key: string): InputRequest => ({ method: "elicitation/create", params: { message: `${key}?` } });
+const answerValue = fc.oneof(
+  fc.constant({ action: "accept", content: { ok: true } }),
+  fc.constant({ action: "decline" }),
+  fc.constant({ action: "cancel" }),
+  fc.integer(),
+);
+
+/** A task event without its time. */
+type Unstamped = { [T in TaskEvent["type"]]: Omit<Extract<TaskEvent, { type: T }>, "at"> }[TaskEvent["type"]];
+
+/** An event before its time is known; answers may pick outstanding keys, resolved when replayed. */
+type Draft =
+  | { kind: "event"; event: Unstamped }
+  | { kind: "answerOutstanding"; picks: number[]; value: unknown };
+
+const draftArb: fc.Arbitrary<Draft> = fc.oneof(
+  {
+    weight: 2,
+    // A few messages only, so repeating the current one (which is no change) happens often.
+    arbitrary: fc
+      .constantFrom("Queued", "Step 1", "Step 2", "")
+      .map((statusMessage) => ev({ type: "status.update", statusMessage })),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .uniqueArray(fc.constantFrom(...KEYS), { maxLength: 3 })
+      .map((keys) => ev({ type: "input.request", requests: Object.fromEntries(keys.map((k) => [k, request(k)])) })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .dictionary(fc.constantFrom(...KEYS, "bogus", "confirm.4"), answerValue, { maxKeys: 3 })
+      .map((responses) => ev({ type: "input.answer", responses })),
+  },
+  {
+    weight: 5,
+    arbitrary: fc
+      .record({ picks: fc.array(fc.nat(3), { minLength: 1, maxLength: 3 }), value: answerValue })
+      .map(({ picks, value }): Draft => ({ kind: "answerOutstanding", picks, value })),
+  },
+  { weight: 1, arbitrary: fc.constant(ev({ type: "work.done", result: { content: [] } })) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 8 }).map((message) => ev({ type: "work.toolError", message })) },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: -32768, max: -32000 }).map((code) =>
+      ev({ type: "work.protocolError", error: { code, message: "boom" } }),
+    ),
+  },
+  { weight: 1, arbitrary: fc.constant(ev({ type: "task.cancel" })) },
+  { weight: 1, arbitrary: fc.constant(ev({ type: "task.expire" })) },
+);
+
+function ev(event: Unstamped): Draft {
+  return { kind: "event", event };
+}
+
+/** Turns drafts into events against a live actor, so answers can name keys that are actually outstanding. */
+function replayDrafts(drafts: Draft[], gaps: number[]): void {
+  const actor = createActor(taskMachine, { input: MODEL_INPUT }).start();
+  const tracker: Tracker = { accepted: new Map() };
+  let prev = actor.getSnapshot();
+  let at = MODEL_INPUT.now;
+  drafts.forEach((draft, i) => {
+    at += gaps[i % gaps.length]!;
+    let event: TaskEvent;
+    if (draft.kind === "event") {
+      event = { ...draft.event, at } as TaskEvent;
+    } else {
+      const outstanding = Object.keys(prev.context.inputRequests);
+      const keys = draft.picks.map((n) => outstanding[n % Math.max(outstanding.length, 1)] ?? "none");
+      event = { type: "input.answer", responses: Object.fromEntries(keys.map((k) => [k, draft.value])), at };
+    }
+    const next = advance(actor, prev, event);
+    checkSnapshot(next, MODEL_INPUT);
+    checkStep(prev, event, next, tracker);
+    prev = next;
+  });
+  actor.stop();
+}
+
+describe("random event sequences", () => {
+  it("keep every invariant", () => {
+    fc.assert(
+      fc.property(
+        fc.array(draftArb, { maxLength: 40 }),
+        fc.array(fc.nat(5000), { minLength: 1, maxLength: 8 }),
+        (drafts, gaps) => replayDrafts(drafts, gaps),
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
