@@ -53,7 +53,7 @@ const takeValue = (name) => {
   argv.splice(i, 2);
   return value;
 };
-const takeValueCopy = (name) => {
+const peekValue = (name) => {
   const i = argv.findIndex((a) => a === name || a.startsWith(`${name}=`));
   if (i === -1) return undefined;
   return path.resolve(root, argv[i].includes("=") ? argv[i].slice(name.length + 1) : argv[i + 1]);
@@ -327,7 +327,7 @@ async function main() {
 
   const results = resultsDir();
   if (results.own) rmSync(results.dir, { recursive: true, force: true });
-  const usedBaseline = noBaseline ? undefined : takeValueCopy("--expected-failures") ?? baseline;
+  const usedBaseline = noBaseline ? undefined : peekValue("--expected-failures") ?? baseline;
   const common = (url) => {
     const a = ["server", "--url", url];
     if (results.own) a.push("-o", results.dir);

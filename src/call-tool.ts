@@ -43,9 +43,6 @@ export async function callTool(
   }
   const result = toToolResult(value);
   if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned something that is not a tool result`);
-  if (result.resultType === "input_required" && ctx.era !== "modern") {
-    throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} needs client input, which this protocol version cannot carry`);
-  }
   const outputSchema = tool.def.outputSchema;
   if (result.resultType === "complete" && outputSchema && !result.isError && isStandardSchema(outputSchema)) {
     const checked = validateSync(outputSchema, result.structuredContent);

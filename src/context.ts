@@ -3,6 +3,7 @@ import { McpUsageError } from "./errors.ts";
 import type { Era } from "./wire.ts";
 import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel, RequestId } from "./types.ts";
 import type { McpExtensionPlugin } from "./plugins.ts";
+import type { Hub } from "./hub.ts";
 
 /** What h3-mcp knows about the MCP request an h3 event carries. */
 export interface McpContext {
@@ -68,4 +69,24 @@ export function mcpProgress(event: H3Event, progress: number, total?: number, me
  */
 export function mcpLog(event: H3Event, level: LoggingLevel, data: unknown, logger?: string): void {
   getMcpContext(event).log(level, data, logger);
+}
+
+/**
+ * Tells listening clients that a list changed, from inside a handler (the handler object's
+ * `notifyListChanged` does the same from outside).
+ *
+ * @example
+ * mcpListChanged(event, "tools");
+ */
+export function mcpListChanged(event: H3Event, list: "tools" | "prompts" | "resources"): void {
+  serverHub(event).publish({ kind: "list_changed", list });
+}
+
+/** Tells subscribed clients that a resource changed (`notifications/resources/updated`). */
+export function mcpResourceUpdated(event: H3Event, uri: string): void {
+  serverHub(event).publish({ kind: "resource_updated", uri });
+}
+
+function serverHub(event: H3Event): Hub {
+  return (getMcpContext(event)["~server"] as { hub: Hub }).hub;
 }

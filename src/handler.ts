@@ -3,6 +3,7 @@ import { DEFAULT_MAX_BODY, readBodyText } from "./body.ts";
 import { ErrorCode, McpJsonRpcError } from "./errors.ts";
 import { createHub, type ListKind } from "./hub.ts";
 import { handleLegacy, handleLegacyStream } from "./legacy.ts";
+import { deliverResponse } from "./legacy-input.ts";
 import { handleModern, type JsonRpcMessage } from "./modern.ts";
 import type { Mount } from "./mount.ts";
 import type { McpExtensionPlugin } from "./plugins.ts";
@@ -103,7 +104,7 @@ export function defineMcpHandler(
         );
       }
       const msg = parseMessage(await readBodyText(event.req, maxBody));
-      if (msg === "response") return new Response(null, { status: 202 });
+      if ("response" in msg) return acceptResponse(event, mount, msg.response);
       id = msg.id;
       if (!mount.legacy && msg.method === "initialize") {
         throw new McpJsonRpcError(ErrorCode.UnsupportedProtocolVersion, "This server speaks 2026-07-28 only: no initialize", {
@@ -127,7 +128,17 @@ export function defineMcpHandler(
 
 // --- Internal ---
 
-function parseMessage(text: string): JsonRpcMessage | "response" {
+/** A client's response to a server-to-client request (legacy sessions only). */
+function acceptResponse(event: H3Event, mount: Mount, response: JsonObject): Response {
+  const id = event.req.headers.get("mcp-session-id");
+  const session = id === null || !mount.legacy ? undefined : mount.sessions.get(id);
+  if (!session || !deliverResponse(session, response)) {
+    throw new McpJsonRpcError(ErrorCode.InvalidRequest, "No request is waiting for this response");
+  }
+  return new Response(null, { status: 202 });
+}
+
+function parseMessage(text: string): JsonRpcMessage | { response: JsonObject } {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -139,7 +150,7 @@ function parseMessage(text: string): JsonRpcMessage | "response" {
   }
   const msg = value as JsonObject;
   if (msg.jsonrpc !== "2.0") throw invalidRequest('jsonrpc must be "2.0"');
-  if (msg.method === undefined && ("result" in msg || "error" in msg)) return "response";
+  if (msg.method === undefined && ("result" in msg || "error" in msg)) return { response: msg };
   if (typeof msg.method !== "string" || msg.method === "") throw invalidRequest("method must be a non-empty string");
   if ("id" in msg && typeof msg.id !== "string" && !(typeof msg.id === "number" && Number.isFinite(msg.id))) {
     throw invalidRequest("id must be a string or a number");
@@ -154,11 +165,15 @@ function invalidRequest(message: string): McpJsonRpcError {
   return new McpJsonRpcError(ErrorCode.InvalidRequest, `Invalid request: ${message}`);
 }
 
-/** Legacy when it is an initialize, belongs to a known session, or names a legacy version without modern `_meta`. */
+/**
+ * Legacy when it is an initialize without a modern header, belongs to a session, or names a legacy
+ * version without modern `_meta`.
+ */
 function isLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage): boolean {
-  if (msg.method === "initialize") return true;
   const headers = event.req.headers;
   const version = headers.get("mcp-protocol-version");
+  // An initialize under a modern header is a modern request for a method that does not exist.
+  if (msg.method === "initialize") return version === null || isLegacyVersion(version);
   const hasModernMeta = typeof (msg.params?._meta as JsonObject | undefined)?.[META.protocolVersion] === "string";
   if (headers.has("mcp-session-id")) return !hasModernMeta || version === null || isLegacyVersion(version);
   return version !== null && isLegacyVersion(version) && !hasModernMeta;

@@ -10,8 +10,14 @@ export type { SessionOptions } from "./sessions.ts";
 export { defineTool } from "./tools.ts";
 export type { ToolDefinition, ToolReturn } from "./tools.ts";
 
+// Prompts and resources
+export { definePrompt } from "./prompts.ts";
+export type { Completer, GetPromptResult, PromptDefinition, PromptMessage, PromptReturn } from "./prompts.ts";
+export { defineResource, defineResourceTemplate } from "./resources.ts";
+export type { ResourceContents, ResourceDefinition, ResourceReturn, ResourceTemplateDefinition } from "./resources.ts";
+
 // Request context
-export { getMcpContext, mcpLog, mcpProgress } from "./context.ts";
+export { getMcpContext, mcpListChanged, mcpLog, mcpProgress, mcpResourceUpdated } from "./context.ts";
 export type { McpContext } from "./context.ts";
 
 // Client input (MRTR)

@@ -6,7 +6,10 @@ import { ErrorCode, invalidParams, McpJsonRpcError, methodNotFound } from "./err
 import type { Mount } from "./mount.ts";
 import type { McpExtensionPlugin } from "./plugins.ts";
 import { createRequestContext, respond } from "./request.ts";
-import { fromCursor, type CompiledServer } from "./server.ts";
+import { complete, getPrompt, readResource } from "./features.ts";
+import { withInputBridge } from "./legacy-input.ts";
+import { serves } from "./modern.ts";
+import { fromCursor } from "./server.ts";
 import type { LegacySession } from "./sessions.ts";
 import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel } from "./types.ts";
 import { LEGACY_VERSIONS, LOG_LEVELS } from "./types.ts";
@@ -45,14 +48,32 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
     server: mount,
     sessionLogLevel: session.logLevel,
   });
+  const bridged = (fn: () => Promise<JsonObject>) => withInputBridge(ctx, session, fn).then(toLegacyResult);
   const run = (): unknown => {
+    if (!serves(server, msg.method)) throw methodNotFound(msg.method);
     switch (msg.method) {
       case "ping":
         return {};
       case "tools/list":
-        return legacyPage(server, params.cursor);
+      case "prompts/list":
+      case "resources/list":
+      case "resources/templates/list":
+        return legacyPage(server.pages[msg.method], params.cursor);
       case "tools/call":
-        return callTool(event, ctx, server, mount.plugins, mount.signer, params).then(stripResultType);
+        return bridged(() => callTool(event, ctx, server, mount.plugins, mount.signer, ctx.params));
+      case "prompts/get":
+        return bridged(() => getPrompt(event, ctx, server, mount.signer, ctx.params));
+      case "resources/read":
+        return bridged(() => readResource(event, ctx, server, mount.signer, ctx.params));
+      case "completion/complete":
+        return complete(event, server, params).then(toLegacyResult);
+      case "resources/subscribe":
+      case "resources/unsubscribe": {
+        if (typeof params.uri !== "string") throw invalidParams(`${msg.method} needs params.uri`);
+        if (msg.method === "resources/subscribe") session.subscriptions.add(params.uri);
+        else session.subscriptions.delete(params.uri);
+        return {};
+      }
       case "logging/setLevel": {
         if (!LOG_LEVELS.includes(params.level as LoggingLevel)) throw invalidParams("Invalid log level");
         session.logLevel = params.level as LoggingLevel;
@@ -86,6 +107,9 @@ export function handleLegacyStream(event: H3Event, mount: Mount): Response {
       controller.enqueue(SSE_KEEPALIVE);
       off = mount.hub.subscribe((e) => {
         if (e.kind === "list_changed") controller.enqueue(sseFrame(toNotificationMessage(`notifications/${e.list}/list_changed`, {})));
+        else if (session.subscriptions.has(e.uri)) {
+          controller.enqueue(sseFrame(toNotificationMessage("notifications/resources/updated", { uri: e.uri })));
+        }
       });
       timer = setInterval(() => controller.enqueue(SSE_KEEPALIVE), 15_000);
       timer.unref?.();
@@ -139,13 +163,12 @@ function requireSession(event: H3Event, mount: Mount): LegacySession {
   return session;
 }
 
-function legacyPage(server: CompiledServer, cursor: unknown): JsonObject {
-  const page = fromCursor(cursor, server.toolPages.length);
-  const { resultType: _r, ttlMs: _t, cacheScope: _c, ...rest } = JSON.parse(server.toolPages[page]!) as JsonObject;
-  return rest;
+function legacyPage(pages: string[], cursor: unknown): JsonObject {
+  return toLegacyResult(JSON.parse(pages[fromCursor(cursor, pages.length)]!) as JsonObject);
 }
 
-function stripResultType(result: JsonObject): JsonObject {
-  const { resultType: _r, ...rest } = result;
+/** 2025 results have no resultType and no cache hints. */
+function toLegacyResult(result: JsonObject): JsonObject {
+  const { resultType: _r, ttlMs: _t, cacheScope: _c, ...rest } = result;
   return rest;
 }

@@ -3,10 +3,11 @@ import type { H3Event } from "h3";
 import { callTool } from "./call-tool.ts";
 import { ErrorCode, headerMismatch, invalidParams, McpJsonRpcError, methodNotFound } from "./errors.ts";
 import { decodeHeaderValue, expectHeader } from "./headers.ts";
-import { openListenStream } from "./listen.ts";
+import { complete, getPrompt, readResource } from "./features.ts";
+import { openListenStream, type ListenCore } from "./listen.ts";
 import { enabledPlugins, type Mount } from "./mount.ts";
 import { createRequestContext, respond } from "./request.ts";
-import { fromCursor } from "./server.ts";
+import { fromCursor, type CompiledServer } from "./server.ts";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "./types.ts";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "./types.ts";
 import { errorResponse, jsonResponse, toResultMessageRaw } from "./wire.ts";
@@ -17,7 +18,18 @@ export interface JsonRpcMessage {
   params?: JsonObject;
 }
 
-const CORE_METHODS = new Set(["server/discover", "tools/list", "tools/call", "subscriptions/listen"]);
+const CORE_METHODS = new Set([
+  "server/discover",
+  "subscriptions/listen",
+  "tools/list",
+  "tools/call",
+  "prompts/list",
+  "prompts/get",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "completion/complete",
+]);
 
 export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMessage): Promise<Response> {
   const headers = event.req.headers;
@@ -74,28 +86,50 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
     server: mount,
   });
 
+  if (pluginMethod) return respond(ctx, () => pluginMethod.method.handler(event, params), "modern");
+  if (!serves(server, method)) throw methodNotFound(method);
   switch (method) {
     case "server/discover": {
       const advertised = mount.dynamic ? [...extensions.values()] : mount.plugins;
       return jsonResponse(toResultMessageRaw(msg.id, server.discoverJson(advertised)));
     }
-    case "tools/list": {
-      const page = fromCursor(params.cursor, server.toolPages.length);
-      return jsonResponse(toResultMessageRaw(msg.id, server.toolPages[page]!));
+    case "tools/list":
+    case "prompts/list":
+    case "resources/list":
+    case "resources/templates/list": {
+      const pages = server.pages[method];
+      return jsonResponse(toResultMessageRaw(msg.id, pages[fromCursor(params.cursor, pages.length)]!));
     }
+    case "subscriptions/listen":
+      return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values());
     case "tools/call":
       return respond(ctx, () => callTool(event, ctx, server, mount.plugins, mount.signer, params), "modern");
-    case "subscriptions/listen":
-      return openListenStream(
-        event,
-        msg.id,
-        params,
-        mount.hub,
-        { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false, resourceSubscriptions: false },
-        extensions.values(),
-      );
+    case "prompts/get":
+      return respond(ctx, () => getPrompt(event, ctx, server, mount.signer, params), "modern");
+    case "resources/read":
+      return respond(ctx, () => readResource(event, ctx, server, mount.signer, params), "modern");
+    default:
+      return respond(ctx, () => complete(event, server, params), "modern");
   }
-  return respond(ctx, () => pluginMethod!.method.handler(event, params), "modern");
+}
+
+/** Whether the server advertises the capability a core method belongs to. */
+export function serves(server: CompiledServer, method: string): boolean {
+  const caps = server.capabilities;
+  if (method.startsWith("prompts/")) return caps.prompts !== undefined;
+  if (method.startsWith("resources/")) return caps.resources !== undefined;
+  if (method === "completion/complete") return caps.completions !== undefined;
+  return true;
+}
+
+export function listenCore(server: CompiledServer): ListenCore {
+  const caps = server.capabilities;
+  return {
+    toolsListChanged: true,
+    promptsListChanged: caps.prompts !== undefined,
+    resourcesListChanged: caps.resources !== undefined,
+    resourceSubscriptions: caps.resources !== undefined,
+  };
 }
 
 export function modernError(id: RequestId | undefined, error: McpJsonRpcError): Response {

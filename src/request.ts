@@ -34,7 +34,12 @@ export interface RequestInit {
   sessionLogLevel?: LoggingLevel;
 }
 
-export type RequestContext = McpContext & { "~channel"?: Channel; "~abort"(reason: unknown): void };
+export type RequestContext = McpContext & {
+  "~channel"?: Channel;
+  "~abort"(reason: unknown): void;
+  /** Puts a message on this request's stream (opening it); false when the request cannot stream. */
+  "~send"(message: string): boolean;
+};
 
 interface Channel {
   frames: Uint8Array[];
@@ -49,7 +54,8 @@ export function createRequestContext(event: H3Event, init: RequestInit): Request
   const logLevel = init.meta[META.logLevel] ?? init.sessionLogLevel;
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LoggingLevel)) throw invalidParams("Invalid log level");
   const minLog = logLevel === undefined ? -1 : LOG_LEVELS.indexOf(logLevel as LoggingLevel);
-  const streams = progressToken !== undefined || minLog >= 0;
+  // Legacy requests may need their stream for server-to-client requests, so they always get one.
+  const streams = progressToken !== undefined || minLog >= 0 || init.era === "legacy";
   const channel: Channel | undefined = streams ? { frames: [], done: false } : undefined;
   let abort: AbortController | undefined;
   let lastProgress = -Infinity;
@@ -102,6 +108,11 @@ export function createRequestContext(event: H3Event, init: RequestInit): Request
     },
     "~server": init.server,
     "~channel": channel,
+    "~send"(message: string) {
+      if (!channel || channel.done) return false;
+      push(message);
+      return true;
+    },
     "~abort"(reason: unknown) {
       // The controller exists once someone has read the signal; create it so late readers see the abort too.
       void ctx.signal;

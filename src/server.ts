@@ -1,6 +1,14 @@
 import type { H3Event } from "h3";
 import { invalidParams } from "./errors.ts";
 import type { McpExtensionPlugin } from "./plugins.ts";
+import { compilePrompt, type CompiledPrompt, type PromptDefinition } from "./prompts.ts";
+import {
+  compileTemplate,
+  resourceEntry,
+  type CompiledTemplate,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+} from "./resources.ts";
 import { compileTools, type CompiledTool, type ToolDefinition } from "./tools.ts";
 import type { Implementation, JsonObject } from "./types.ts";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "./types.ts";
@@ -23,7 +31,12 @@ export interface McpServerOptions {
   /** Advertised on `server/discover` and `initialize`. */
   instructions?: string;
   tools?: ToolDefinition<any>[];
-  /** Items per `tools/list` page. Default 100. */
+  prompts?: PromptDefinition<any>[];
+  /** Resources at fixed URIs. */
+  resources?: ResourceDefinition[];
+  /** Resource families by URI template. */
+  resourceTemplates?: ResourceTemplateDefinition[];
+  /** Items per list page (tools, prompts, resources, templates). Default 100. */
   pageSize?: number;
   /** Cache hints on `server/discover` and the lists. Default `{ ttlMs: 60_000, cacheScope: "public" }`. */
   cache?: CacheHints;
@@ -34,12 +47,19 @@ export interface CompiledServer {
   options: McpServerOptions;
   serverInfo: Implementation;
   tools: Map<string, CompiledTool>;
-  toolPages: string[];
+  prompts: Map<string, CompiledPrompt>;
+  resources: Map<string, ResourceDefinition>;
+  templates: CompiledTemplate[];
+  /** Result JSON of each list's pages, by list method. */
+  pages: Record<ListMethod, string[]>;
+  cache: Required<CacheHints>;
   capabilities: JsonObject;
   legacyCapabilities: JsonObject;
   /** `server/discover` result JSON for a given set of advertised extensions. */
   discoverJson(extensions: readonly McpExtensionPlugin[]): string;
 }
+
+export type ListMethod = "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list";
 
 const compiledByTools = new WeakMap<readonly ToolDefinition<any>[], Map<string, CompiledTool>>();
 const EMPTY_TOOLS: ToolDefinition<any>[] = [];
@@ -51,33 +71,50 @@ export function compileServer(options: McpServerOptions): CompiledServer {
     tools = compileTools(toolDefs);
     compiledByTools.set(toolDefs, tools);
   }
-  const cache = { ttlMs: options.cache?.ttlMs ?? 60_000, cacheScope: options.cache?.cacheScope ?? "public" };
+  const cache: Required<CacheHints> = { ttlMs: options.cache?.ttlMs ?? 60_000, cacheScope: options.cache?.cacheScope ?? "public" };
   const serverInfo: Implementation = { name: options.name, version: options.version };
   if (options.title !== undefined) serverInfo.title = options.title;
   if (options.description !== undefined) serverInfo.description = options.description;
   if (options.websiteUrl !== undefined) serverInfo.websiteUrl = options.websiteUrl;
   if (options.icons !== undefined) serverInfo.icons = options.icons;
 
-  const capabilities: JsonObject = { tools: { listChanged: true } };
-  const pageSize = Math.max(1, options.pageSize ?? 100);
-  const entries = [...tools.values()].map((t) => t.entry);
-  const toolPages: string[] = [];
-  for (let i = 0; i === 0 || i * pageSize < entries.length; i++) {
-    const page: JsonObject = { resultType: "complete", tools: entries.slice(i * pageSize, (i + 1) * pageSize) };
-    if ((i + 1) * pageSize < entries.length) page.nextCursor = toCursor(i + 1);
-    page.ttlMs = cache.ttlMs;
-    page.cacheScope = cache.cacheScope;
-    toolPages.push(JSON.stringify(page));
+  const prompts = new Map<string, CompiledPrompt>();
+  for (const def of options.prompts ?? []) {
+    if (prompts.has(def.name)) throw new TypeError(`Duplicate prompt name "${def.name}"`);
+    prompts.set(def.name, compilePrompt(def));
   }
+  const resources = new Map<string, ResourceDefinition>();
+  for (const def of options.resources ?? []) {
+    if (resources.has(def.uri)) throw new TypeError(`Duplicate resource URI "${def.uri}"`);
+    resources.set(def.uri, def);
+  }
+  const templates = (options.resourceTemplates ?? []).map(compileTemplate);
+
+  const capabilities: JsonObject = { tools: { listChanged: true } };
+  if (prompts.size) capabilities.prompts = { listChanged: true };
+  if (resources.size || templates.length) capabilities.resources = { subscribe: true, listChanged: true };
+  if (prompts.size || templates.length) capabilities.completions = {};
+
+  const pageSize = Math.max(1, options.pageSize ?? 100);
+  const pages = {
+    "tools/list": paginate("tools", [...tools.values()].map((t) => t.entry), pageSize, cache),
+    "prompts/list": paginate("prompts", [...prompts.values()].map((p) => p.entry), pageSize, cache),
+    "resources/list": paginate("resources", [...resources.values()].map(resourceEntry), pageSize, cache),
+    "resources/templates/list": paginate("resourceTemplates", templates.map((t) => t.entry), pageSize, cache),
+  };
 
   const discoverCache = new Map<string, string>();
   return {
     options,
     serverInfo,
     tools,
-    toolPages,
+    prompts,
+    resources,
+    templates,
+    pages,
+    cache,
     capabilities,
-    legacyCapabilities: { ...capabilities },
+    legacyCapabilities: { ...capabilities, logging: {} },
     discoverJson(extensions) {
       const key = extensions.map((e) => e.id).join("\n");
       let json = discoverCache.get(key);
@@ -115,6 +152,18 @@ export function createServerResolver(
     }
     return compiled;
   };
+}
+
+function paginate(key: string, entries: JsonObject[], pageSize: number, cache: Required<CacheHints>): string[] {
+  const pages: string[] = [];
+  for (let i = 0; i === 0 || i * pageSize < entries.length; i++) {
+    const page: JsonObject = { resultType: "complete", [key]: entries.slice(i * pageSize, (i + 1) * pageSize) };
+    if ((i + 1) * pageSize < entries.length) page.nextCursor = toCursor(i + 1);
+    page.ttlMs = cache.ttlMs;
+    page.cacheScope = cache.cacheScope;
+    pages.push(JSON.stringify(page));
+  }
+  return pages;
 }
 
 export function toCursor(page: number): string {

@@ -11,6 +11,10 @@ export interface LegacySession {
   lastSeen: number;
   /** Closes the session's GET stream, if one is open. */
   closeStream?: () => void;
+  /** Resource URIs the session subscribed to (`resources/subscribe`). */
+  subscriptions: Set<string>;
+  /** Server-to-client requests waiting for the client's response, by JSON-RPC id. */
+  pending: Map<string, (response: { result?: unknown; error?: { code: number; message: string } }) => void>;
 }
 
 export interface SessionOptions {
@@ -42,10 +46,10 @@ export function createSessionStore(options: SessionOptions = {}, now: () => numb
   };
 
   return {
-    create(init: Omit<LegacySession, "id" | "lastSeen">): LegacySession {
+    create(init: Omit<LegacySession, "id" | "lastSeen" | "subscriptions" | "pending">): LegacySession {
       sweep();
       // nanoid's default alphabet gives 126 bits of entropy at 21 characters; 32 gives 192.
-      const session: LegacySession = { ...init, id: nanoid(32), lastSeen: now() };
+      const session: LegacySession = { ...init, id: nanoid(32), lastSeen: now(), subscriptions: new Set(), pending: new Map() };
       sessions.set(session.id, session);
       if (sessions.size > max) sweep();
       return session;

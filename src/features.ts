@@ -1,0 +1,110 @@
+// prompts/get, resources/read and completion/complete, for both eras.
+import type { H3Event } from "h3";
+import type { McpContext } from "./context.ts";
+import { ErrorCode, invalidParams, McpJsonRpcError } from "./errors.ts";
+import { assertPromptArguments, toPromptResult, type Completer } from "./prompts.ts";
+import type { RequestStateSigner } from "./request-state.ts";
+import { toReadResult } from "./resources.ts";
+import { validateOrThrow } from "./schema.ts";
+import type { CompiledServer } from "./server.ts";
+import type { JsonObject } from "./types.ts";
+
+export async function getPrompt(
+  event: H3Event,
+  ctx: McpContext,
+  server: CompiledServer,
+  signer: RequestStateSigner,
+  params: JsonObject,
+): Promise<JsonObject> {
+  const name = params.name;
+  if (typeof name !== "string") throw invalidParams("prompts/get needs params.name");
+  const prompt = server.prompts.get(name);
+  if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+  verifyState(ctx, signer, params);
+  const args = await validateOrThrow(prompt.def.arguments, assertPromptArguments(params.arguments), `arguments for prompt ${name}`);
+  const result = toPromptResult(await prompt.def.handler(event, args as never));
+  if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Prompt ${name} returned something that is not a prompt result`);
+  return result;
+}
+
+export async function readResource(
+  event: H3Event,
+  ctx: McpContext,
+  server: CompiledServer,
+  signer: RequestStateSigner,
+  params: JsonObject,
+): Promise<JsonObject> {
+  const uri = params.uri;
+  if (typeof uri !== "string") throw invalidParams("resources/read needs params.uri");
+  let value: unknown;
+  let mimeType: string | undefined;
+  let cache = server.cache;
+  const fixed = server.resources.get(uri);
+  if (fixed) {
+    verifyState(ctx, signer, params);
+    value = await fixed.read(event, uri);
+    mimeType = fixed.mimeType;
+    cache = { ...cache, ...fixed.cache };
+  } else {
+    let found = false;
+    for (const template of server.templates) {
+      const variables = template.matcher.match(uri);
+      if (!variables) continue;
+      verifyState(ctx, signer, params);
+      value = await template.def.read(event, uri, variables);
+      mimeType = template.def.mimeType;
+      cache = { ...cache, ...template.def.cache };
+      found = true;
+      break;
+    }
+    if (!found) throw invalidParams("Resource not found", { uri });
+  }
+  const result = toReadResult(value, uri, mimeType);
+  if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Reading ${uri} gave something that is not resource contents`);
+  if (result.resultType === "input_required") return result;
+  if (!(result.contents as unknown[]).length) throw invalidParams("Resource not found", { uri });
+  // A retry that carried answers or state is specific to this exchange: never let it be cached.
+  const retry = params.inputResponses !== undefined || params.requestState !== undefined;
+  return {
+    resultType: "complete",
+    ...result,
+    ttlMs: retry ? 0 : cache.ttlMs,
+    cacheScope: retry ? "private" : cache.cacheScope,
+  };
+}
+
+const MAX_COMPLETIONS = 100;
+
+export async function complete(event: H3Event, server: CompiledServer, params: JsonObject): Promise<JsonObject> {
+  const ref = params.ref as JsonObject | undefined;
+  const argument = params.argument as JsonObject | undefined;
+  if (!ref || typeof ref !== "object" || !argument || typeof argument.name !== "string") {
+    throw invalidParams("completion/complete needs ref and argument.name");
+  }
+  const value = typeof argument.value === "string" ? argument.value : "";
+  let completer: Completer | undefined;
+  if (ref.type === "ref/prompt") {
+    const prompt = server.prompts.get(ref.name as string);
+    if (!prompt) throw invalidParams(`Unknown prompt: ${String(ref.name)}`);
+    completer = prompt.def.complete?.[argument.name];
+  } else if (ref.type === "ref/resource") {
+    const template = server.templates.find((t) => t.def.uriTemplate === ref.uri);
+    if (!template && !server.resources.has(ref.uri as string)) throw invalidParams("Resource not found", { uri: ref.uri });
+    completer = template?.def.complete?.[argument.name];
+  } else {
+    throw invalidParams("ref.type must be ref/prompt or ref/resource");
+  }
+  const context = (params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {};
+  const all = completer ? await completer(value, { arguments: context, event }) : [];
+  const values = all.slice(0, MAX_COMPLETIONS);
+  const completion: JsonObject = { values, total: all.length, hasMore: all.length > values.length };
+  return { resultType: "complete", completion };
+}
+
+// --- Internal ---
+
+function verifyState(ctx: McpContext, signer: RequestStateSigner, params: JsonObject): void {
+  if (params.requestState !== undefined) {
+    (ctx as McpContext & { "~requestState"?: unknown })["~requestState"] = signer.verify(ctx, params.requestState);
+  }
+}

@@ -1,0 +1,103 @@
+import type { H3Event } from "h3";
+import { invalidParams } from "./errors.ts";
+import type { InputRequiredResult } from "./mrtr.ts";
+import { isStandardSchema, toJsonSchema, type SchemaInput } from "./schema.ts";
+import type { ContentBlock, JsonObject } from "./types.ts";
+import type { StandardSchemaV1 } from "./utils/standard-schema.ts";
+
+export interface PromptMessage {
+  role: "user" | "assistant";
+  content: ContentBlock;
+}
+
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: JsonObject;
+  [key: string]: unknown;
+}
+
+/** What a prompt handler may return: a result, its messages, one user text, or an input request (MRTR). */
+export type PromptReturn = GetPromptResult | PromptMessage[] | string | InputRequiredResult;
+
+/** Suggests completions for an argument's partial value. */
+export type Completer = (
+  value: string,
+  context: { arguments: Record<string, string>; event: H3Event },
+) => string[] | Promise<string[]>;
+
+type PromptArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, string>;
+
+export interface PromptDefinition<S extends SchemaInput | undefined = SchemaInput | undefined> {
+  name: string;
+  title?: string;
+  description?: string;
+  icons?: JsonObject[];
+  /** A zod object of string arguments (or plain JSON Schema). Listed as the prompt's arguments. */
+  arguments?: S;
+  /** Completion callbacks, by argument name (`completion/complete`). */
+  complete?: Record<string, Completer>;
+  _meta?: JsonObject;
+  handler: (event: H3Event, args: PromptArgsOf<S>) => PromptReturn | Promise<PromptReturn>;
+}
+
+/**
+ * Declares a prompt, typed by its arguments schema.
+ *
+ * @example
+ * const review = definePrompt({
+ *   name: "review",
+ *   arguments: z.object({ code: z.string() }),
+ *   handler: (_event, { code }) => `Review this code:\n${code}`,
+ * });
+ */
+export function definePrompt<S extends SchemaInput | undefined = undefined>(def: PromptDefinition<S>): PromptDefinition<S> {
+  return def;
+}
+
+export interface CompiledPrompt {
+  def: PromptDefinition<any>;
+  entry: JsonObject;
+}
+
+export function compilePrompt(def: PromptDefinition<any>): CompiledPrompt {
+  const entry: JsonObject = { name: def.name };
+  if (def.title !== undefined) entry.title = def.title;
+  if (def.description !== undefined) entry.description = def.description;
+  if (def.icons !== undefined) entry.icons = def.icons;
+  if (def.arguments !== undefined) {
+    const schema = toJsonSchema(def.arguments, "input");
+    const props = (schema.properties ?? {}) as Record<string, JsonObject>;
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    entry.arguments = Object.entries(props).map(([name, prop]) => {
+      const arg: JsonObject = { name };
+      if (typeof prop.title === "string") arg.title = prop.title;
+      if (typeof prop.description === "string") arg.description = prop.description;
+      if (required.has(name)) arg.required = true;
+      return arg;
+    });
+  }
+  if (def._meta !== undefined) entry._meta = def._meta;
+  return { def, entry };
+}
+
+/** Normalises a prompt handler's value into a result, or undefined when it is not one. */
+export function toPromptResult(value: unknown): JsonObject | undefined {
+  if (typeof value === "string") {
+    return { resultType: "complete", messages: [{ role: "user", content: { type: "text", text: value } }] };
+  }
+  if (Array.isArray(value)) return { resultType: "complete", messages: value };
+  if (typeof value !== "object" || value === null) return undefined;
+  const v = value as JsonObject;
+  if (typeof v.resultType === "string" && v.resultType !== "complete") return v.resultType === "input_required" ? v : undefined;
+  if (!Array.isArray(v.messages)) return undefined;
+  return v.resultType === "complete" ? v : { resultType: "complete", ...v };
+}
+
+export function assertPromptArguments(value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) throw invalidParams("prompts/get arguments must be an object");
+  return value as Record<string, unknown>;
+}
+
+export { isStandardSchema };
