@@ -151,7 +151,8 @@ export function toDetailedTask(snapshot: TaskSnapshotLike): JsonObject {
       task.inputRequests = c.inputRequests;
       break;
     case "completed":
-      task.result = c.result;
+      // The inlined result is a 2026-07-28 CallToolResult, which carries its own resultType.
+      task.result = c.result && c.result.resultType === undefined ? { resultType: "complete", ...c.result } : c.result;
       break;
     case "failed":
       task.error = c.error ? toErrorObject(c.error) : { code: ErrorCode.InternalError, message: "Task failed" };

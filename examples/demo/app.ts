@@ -1,8 +1,15 @@
-// The demo server: the tasks page's examples plus every fixture the conformance suite names.
+// The demo server: the docs' examples plus every fixture the conformance suite names
+// (docs/dev/conformance-fixtures.md). `npm start` serves it; `npm run conformance` tests it.
 import { H3 } from "h3";
 import { defineMcpHandler } from "h3-mcp";
 import { mcpTasks } from "h3-mcp/tasks";
+import { prompts } from "./prompts.ts";
+import { resources, resourceTemplates } from "./resources.ts";
 import { basicTools } from "./tools/basics.ts";
+import { conformanceTools } from "./tools/conformance.ts";
+import { legacyTools } from "./tools/legacy.ts";
+import { mrtrTools } from "./tools/mrtr.ts";
+import { taskFixtureTools } from "./tools/task-fixtures.ts";
 import { taskTools } from "./tools/tasks.ts";
 
 export const mcp = defineMcpHandler(
@@ -10,9 +17,15 @@ export const mcp = defineMcpHandler(
     name: "h3-mcp-demo",
     version: "0.1.0",
     instructions: "A demo of h3-mcp: try the render tool with a tasks-capable client.",
-    tools: [...basicTools, ...taskTools],
+    // Listing order is part of the contract: conformanceTools starts with test_simple_text, which the
+    // suite calls as "the first tool", and holds the only x-mcp-header tool.
+    tools: [...conformanceTools, ...mrtrTools, ...taskFixtureTools, ...legacyTools, ...basicTools, ...taskTools],
+    prompts,
+    resources,
+    resourceTemplates,
   },
-  { extensionPlugins: [mcpTasks()] },
+  // Polling every 200 ms keeps the suite's task scenarios quick.
+  { extensionPlugins: [mcpTasks({ pollIntervalMs: 200 })] },
 );
 
 export const app: H3 = new H3().all("/mcp", mcp);

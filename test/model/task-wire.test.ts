@@ -3,7 +3,7 @@
 // injected, so the prediction includes the times and is compared for equality, not just for a few fields.
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
-import { initialTransition, transition, type SnapshotFrom } from "xstate";
+import { initialTransition, transition } from "xstate";
 import { taskMachine, type InputRequest, type TaskEvent } from "../../machines/task.machine.ts";
 import { mcpElicit, McpJsonRpcError, McpUsageError, type CallToolResult, type RequestedSchema } from "../../src/index.ts";
 import type { InputRequest as ToolInputRequest } from "../../src/mrtr.ts";
@@ -11,9 +11,8 @@ import { drivenTasksApp, type InputCall, type TaskDriver } from "../fixtures/tas
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { call, modernRequest, TASKS } from "../helpers/wire.ts";
+import { detailedTask, predictedGet, taskFields, type TaskSnapshot as Snapshot } from "./envelope.ts";
 import { BOGUS_KEY, describePath, getModelPaths, MODEL_INPUT } from "./paths.ts";
-
-type Snapshot = SnapshotFrom<typeof taskMachine>;
 
 const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
 const SUB = "io.modelcontextprotocol/subscriptionId";
@@ -23,36 +22,6 @@ const ASYNC = new Set<TaskEvent["type"]>(["work.done", "work.toolError", "work.p
 const MAX_TURNS = 50;
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-const iso = (ms: number) => new Date(ms).toISOString();
-
-// --- What the chart predicts, spelled out here rather than borrowed from src/wire.ts ---
-
-/** The Task fields of a snapshot. */
-function taskFields(s: Snapshot): Record<string, unknown> {
-  const c = s.context;
-  return {
-    taskId: c.taskId,
-    status: s.value,
-    ...(c.statusMessage !== undefined && { statusMessage: c.statusMessage }),
-    createdAt: iso(c.createdAt),
-    lastUpdatedAt: iso(c.lastUpdatedAt),
-    ttlMs: c.ttlMs,
-    pollIntervalMs: c.pollIntervalMs,
-  };
-}
-
-/** DetailedTask: the Task fields plus exactly the one its status calls for. */
-function detailedTask(s: Snapshot): Record<string, unknown> {
-  const c = s.context;
-  return {
-    ...taskFields(s),
-    ...(s.value === "input_required" && { inputRequests: c.inputRequests }),
-    ...(s.value === "completed" && { result: c.result }),
-    ...(s.value === "failed" && { error: c.error }),
-  };
-}
-
-const predictedGet = (s: Snapshot) => ({ resultType: "complete", ...detailedTask(s) });
 
 // --- Driving the runtime ---
 
