@@ -35,6 +35,8 @@ export type McpHandler = EventHandlerWithFetch & {
   notifyListChanged(list: ListKind): void;
   /** Tells subscribed clients that a resource changed (`notifications/resources/updated`). */
   notifyResourceUpdated(uri: string): void;
+  /** Ends every open listen stream (the final result first) and legacy GET stream, e.g. before shutdown. */
+  closeStreams(): void;
   /** @internal */
   "~mount": Mount;
 };
@@ -77,6 +79,7 @@ export function defineMcpHandler(
     pluginMethods,
     nameParams,
     hub: createHub(),
+    streams: new Set(),
     signer: createRequestStateSigner(config.requestState),
     sessions: createSessionStore(typeof legacy === "object" ? legacy : {}),
     legacy: legacy !== false,
@@ -122,6 +125,10 @@ export function defineMcpHandler(
 
   handler.notifyListChanged = (list) => mount.hub.publish({ kind: "list_changed", list });
   handler.notifyResourceUpdated = (uri) => mount.hub.publish({ kind: "resource_updated", uri });
+  handler.closeStreams = () => {
+    for (const stream of [...mount.streams]) stream.end();
+    mount.sessions.closeStreams();
+  };
   handler["~mount"] = mount;
   return handler;
 }

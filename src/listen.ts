@@ -21,6 +21,11 @@ export interface ListenCore {
 /** Counts open listen streams, for leak checks. */
 export const listenStats = { open: 0 };
 
+/** A listen stream the server can end: the result first, then the close. */
+export interface EndableStream {
+  end(): void;
+}
+
 export function openListenStream(
   event: H3Event,
   id: RequestId,
@@ -28,6 +33,7 @@ export function openListenStream(
   hub: Hub,
   core: ListenCore,
   plugins: Iterable<McpExtensionPlugin>,
+  open: Set<EndableStream>,
 ): Response {
   const requested = params.notifications;
   if (typeof requested !== "object" || requested === null || Array.isArray(requested)) {
@@ -35,6 +41,8 @@ export function openListenStream(
   }
   const wanted = requested as JsonObject;
   const stream = createStream(id);
+  open.add(stream);
+  stream.onClose(() => open.delete(stream));
   const agreed: JsonObject = {};
   try {
     const lists = new Set<string>();

@@ -101,7 +101,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
       return jsonResponse(toResultMessageRaw(msg.id, pages[fromCursor(params.cursor, pages.length)]!));
     }
     case "subscriptions/listen":
-      return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values());
+      return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values(), mount.streams);
     case "tools/call":
       return respond(ctx, () => callTool(event, ctx, server, mount.plugins, mount.signer, params), "modern");
     case "prompts/get":

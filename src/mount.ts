@@ -1,5 +1,6 @@
 import type { H3Event } from "h3";
 import type { Hub } from "./hub.ts";
+import type { EndableStream } from "./listen.ts";
 import type { McpExtensionPlugin, McpPluginMethod } from "./plugins.ts";
 import type { RequestStateSigner } from "./request-state.ts";
 import type { CompiledServer } from "./server.ts";
@@ -15,6 +16,8 @@ export interface Mount {
   /** Params field `Mcp-Name` must equal, by method. */
   nameParams: Map<string, string>;
   hub: Hub;
+  /** Open listen streams, so the server can end them. */
+  streams: Set<EndableStream>;
   signer: RequestStateSigner;
   sessions: SessionStore;
   legacy: boolean;

@@ -69,6 +69,10 @@ export function createSessionStore(options: SessionOptions = {}, now: () => numb
       drop(session);
       return true;
     },
+    /** Closes every session's GET stream; the sessions stay. */
+    closeStreams() {
+      for (const session of sessions.values()) session.closeStream?.();
+    },
     get size() {
       return sessions.size;
     },

@@ -82,4 +82,16 @@ describe("subscriptions/listen", () => {
     expect(await sse.next()).toEqual({ jsonrpc: "2.0", method: "notifications/colors", params: { color: "red", _meta: { [SUB]: 9 } } });
     await sse.close();
   });
+
+  it("ends streams from the server side with the result first, then closes", async () => {
+    const { app, handler } = coreApp();
+    const sse = sseReader(await app.fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "end-me" })));
+    await sse.next();
+    handler.closeStreams();
+    expect(await sse.next()).toEqual({ jsonrpc: "2.0", id: "end-me", result: { resultType: "complete", _meta: { [SUB]: "end-me" } } });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(sse.ended).toBe(true);
+    expect(handler["~mount"].streams.size).toBe(0);
+    expect(handler["~mount"].hub.size).toBe(0);
+  });
 });
