@@ -18,21 +18,14 @@ import {
   type Era,
 } from "./wire.ts";
 
-export interface RequestInit {
-  era: Era;
-  protocolVersion: string;
-  clientCapabilities: ClientCapabilities;
-  clientInfo?: Implementation;
-  method: string;
-  requestId: RequestId;
-  params: JsonObject;
-  meta: JsonObject;
-  sessionId?: string;
-  extensions: ReadonlyMap<string, McpExtensionPlugin>;
+export type RequestInit = Pick<
+  McpContext,
+  "era" | "protocolVersion" | "clientCapabilities" | "clientInfo" | "method" | "requestId" | "params" | "meta" | "sessionId" | "extensions"
+> & {
   server: unknown;
   /** Minimum log level set for the session (legacy `logging/setLevel`). */
   sessionLogLevel?: LoggingLevel;
-}
+};
 
 export type RequestContext = McpContext & {
   "~channel"?: Channel;

@@ -16,7 +16,13 @@ export interface JsonRpcErrorObject {
 // --- JSON-RPC ---
 
 export function toResultMessage(id: RequestId, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+  const json = result instanceof RawJson ? result.json : JSON.stringify(result);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
+}
+
+/** A result already serialised (a finished task's envelope, a list page): sent as is. */
+export class RawJson {
+  constructor(readonly json: string) {}
 }
 
 /** A result whose JSON was prepared at mount: the request path only splices the id in. */

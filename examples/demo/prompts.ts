@@ -1,5 +1,5 @@
 // The prompt fixtures (docs/dev/conformance-fixtures.md, table B "Prompts" and the completion request).
-import { definePrompt, mcpElicit, mcpInputRequired, mcpInput } from "h3-mcp";
+import { definePrompt, mcpElicit, mcpInput, mcpInputRequired } from "h3-mcp";
 import { z } from "zod";
 import { elicited } from "./answers.ts";
 import { RED_PIXEL_PNG } from "./media.ts";

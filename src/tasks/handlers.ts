@@ -7,7 +7,7 @@ import type { ListenFilter, McpPluginMethod } from "../plugins.ts";
 import { TASKS_EXTENSION } from "../task-api.ts";
 import type { ToolDefinition } from "../tools.ts";
 import type { JsonObject } from "../types.ts";
-import { EMPTY_ACK, toDetailedTask, toGetTaskResult } from "../wire.ts";
+import { EMPTY_ACK, RawJson, toDetailedTask, toGetTaskResult } from "../wire.ts";
 import { snapshotOf } from "./runtime.ts";
 import type { TaskStore } from "./store.ts";
 
@@ -43,7 +43,8 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         const { taskId, owner } = resolve(event, params);
         const entry = store.get(taskId, owner);
         if (!entry) throw unknown();
-        return toGetTaskResult(snapshotOf(entry));
+        if (!entry.final) return toGetTaskResult(snapshotOf(entry));
+        return new RawJson((entry.finalJson ??= JSON.stringify(toGetTaskResult(entry.final))));
       },
     },
     "tasks/update": {

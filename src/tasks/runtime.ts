@@ -50,9 +50,10 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         lastStatus = snapshot.value;
         if (changed && entry.listeners) for (const listener of entry.listeners) listener(snapshot);
         if (isTerminalStatus(snapshot.value)) {
+          const abort = entry.abort;
           store.finish(entry, { value: snapshot.value, context: snapshot.context });
           actor.stop();
-          if (snapshot.value !== "completed") entry.abort.abort(new Error(`Task ${snapshot.value}`));
+          if (snapshot.value !== "completed") abort?.abort(new Error(`Task ${snapshot.value}`));
         }
       });
       actor.start();
@@ -85,7 +86,7 @@ function startRun(
   };
   const context: McpTaskContext = {
     taskId: entry.id,
-    signal: entry.abort.signal,
+    signal: entry.abort!.signal,
     update({ statusMessage }) {
       if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
       send({ type: "status.update", statusMessage, at: now() });

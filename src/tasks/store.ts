@@ -14,8 +14,10 @@ export interface TaskEntry {
   actor?: AnyActorRef;
   /** The final snapshot, kept once the actor is stopped. */
   final?: TaskSnapshotLike;
-  /** Aborted by cancel and expiry. */
-  readonly abort: AbortController;
+  /** The `tasks/get` result of a finished task, serialised on first read: it can no longer change. */
+  finalJson?: string;
+  /** Aborted by cancel and expiry; let go once the task is final. */
+  abort?: AbortController;
   listeners?: Set<(snapshot: TaskSnapshotLike) => void>;
 }
 
@@ -94,6 +96,7 @@ export function createTaskStore(options: {
     finish(entry, snapshot) {
       entry.final = snapshot;
       entry.actor = undefined;
+      entry.abort = undefined;
       if (entry.listeners) {
         listenerCount -= entry.listeners.size;
         entry.listeners = undefined;
