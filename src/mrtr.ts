@@ -203,7 +203,9 @@ export function mcpInputRequired(
 
 /**
  * The client's answers to these requests on this retry, typed by the requests that asked.
- * Keys this server did not ask for are dropped. The values are unvalidated client input.
+ * Keys this server did not ask for are dropped, and so are answers without the outer shape of
+ * their result (an elicitation answer without a valid `action`, say). What remains is still
+ * unvalidated client input: check the content with `mcpValidateElicitation`.
  */
 export function mcpInputResponses<R extends Record<string, InputRequest>>(event: H3Event, requests: R): InputAnswers<R> {
   const sent = getMcpContext(event).params.inputResponses;
@@ -211,10 +213,32 @@ export function mcpInputResponses<R extends Record<string, InputRequest>>(event:
   if (sent && typeof sent === "object" && !Array.isArray(sent)) {
     for (const key of Object.keys(requests)) {
       const value = (sent as JsonObject)[key];
-      if (value !== undefined && value !== null) out[key] = value;
+      if (hasAnswerShape(requests[key]!.method, value)) out[key] = value;
     }
   }
   return out as InputAnswers<R>;
+}
+
+/**
+ * Whether a client's answer has the outer shape of a result for that request kind. An answer that
+ * does not is treated as missing, so the request is asked again; the content inside stays unvalidated.
+ */
+function hasAnswerShape(method: string, value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const v = value as JsonObject;
+  switch (method) {
+    case "elicitation/create":
+      return (
+        (v.action === "accept" || v.action === "decline" || v.action === "cancel") &&
+        (v.content === undefined || (typeof v.content === "object" && v.content !== null && !Array.isArray(v.content)))
+      );
+    case "sampling/createMessage":
+      return typeof v.role === "string" && typeof v.content === "object" && v.content !== null;
+    case "roots/list":
+      return Array.isArray(v.roots);
+    default:
+      return true;
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
 // (docs/dev/conformance-fixtures.md). `npm start` serves it; `npm run conformance` tests it.
 import { H3 } from "h3";
 import { defineMcpHandler } from "h3-mcp";
-import { mcpTasks } from "h3-mcp/tasks";
+import { mcpTasks, type McpTasksOptions } from "h3-mcp/tasks";
 import { prompts } from "./prompts.ts";
 import { resources, resourceTemplates } from "./resources.ts";
 import { basicTools } from "./tools/basics.ts";
@@ -12,20 +12,25 @@ import { mrtrTools } from "./tools/mrtr.ts";
 import { taskFixtureTools } from "./tools/task-fixtures.ts";
 import { taskTools } from "./tools/tasks.ts";
 
-export const mcp = defineMcpHandler(
-  {
-    name: "h3-mcp-demo",
-    version: "0.1.0",
-    instructions: "A demo of h3-mcp: try the render tool with a tasks-capable client.",
-    // Listing order is part of the contract: conformanceTools starts with test_simple_text, which the
-    // suite calls as "the first tool", and holds the only x-mcp-header tool.
-    tools: [...conformanceTools, ...mrtrTools, ...taskFixtureTools, ...legacyTools, ...basicTools, ...taskTools],
-    prompts,
-    resources,
-    resourceTemplates,
-  },
-  // Polling every 200 ms keeps the suite's task scenarios quick.
-  { extensionPlugins: [mcpTasks({ pollIntervalMs: 200 })] },
-);
+/** Builds the demo; `tasks` options reach the tasks plugin (e.g. an inspector). */
+export function createDemo(tasks: McpTasksOptions = {}) {
+  const mcp = defineMcpHandler(
+    {
+      name: "h3-mcp-demo",
+      version: "0.1.0",
+      instructions: "A demo of h3-mcp: try the render tool with a tasks-capable client.",
+      // Listing order is part of the contract: conformanceTools starts with test_simple_text, which the
+      // suite calls as "the first tool", and holds the only x-mcp-header tool.
+      tools: [...conformanceTools, ...mrtrTools, ...taskFixtureTools, ...legacyTools, ...basicTools, ...taskTools],
+      prompts,
+      resources,
+      resourceTemplates,
+    },
+    // Polling every 200 ms keeps the suite's task scenarios quick.
+    { extensionPlugins: [mcpTasks({ pollIntervalMs: 200, ...tasks })] },
+  );
+  const app: H3 = new H3().all("/mcp", mcp);
+  return { mcp, app };
+}
 
-export const app: H3 = new H3().all("/mcp", mcp);
+export const { mcp, app } = createDemo();

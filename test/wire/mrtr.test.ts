@@ -33,6 +33,14 @@ describe("MRTR for synchronous tools", () => {
     expect(r.body.result).toEqual({ resultType: "complete", content: [{ type: "text", text: "Hello Ada (round 1)" }] });
   });
 
+  it.each([[12345], ["yes"], [{ action: "maybe" }], [{ action: "accept", content: [1] }]])(
+    "treats the malformed answer %j as missing and asks again",
+    async (answer) => {
+      const r = await call(app, "tools/call", { name: "greet_mrtr", inputResponses: { user_name: answer } }, { caps: form });
+      expect(r.body.result.resultType).toBe("input_required");
+    },
+  );
+
   it("asks again when the retry lacks an answer", async () => {
     const { requestState } = await firstRound();
     const r = await call(app, "tools/call", { name: "greet_mrtr", inputResponses: {}, requestState }, { caps: form });

@@ -1,0 +1,54 @@
+// The h3-mcp app under test: the demo's `echo` tool, a task tool whose run completes at once, and
+// a task tool whose run never finishes (for the working-task memory figure). Shared by the HTTP
+// target, the memory script and the sweep script so all three measure the same handler.
+import { H3 } from "h3";
+import { defineMcpHandler, defineTool, type McpHandler } from "h3-mcp";
+import { mcpTask, mcpTasks, type McpTasksOptions, type McpTasksPlugin } from "h3-mcp/tasks";
+import { z } from "zod";
+
+export const echoTool = defineTool({
+  name: "echo",
+  description: "Echoes its text",
+  inputSchema: z.object({ text: z.string() }),
+  handler: (_event, { text }) => text,
+});
+
+export const taskEchoTool = defineTool({
+  name: "task_echo",
+  description: "Echoes its text from a task that completes at once",
+  execution: { taskSupport: "required" },
+  inputSchema: z.object({ text: z.string() }),
+  handler: (event, { text }) =>
+    mcpTask(event, {
+      run: () => ({ content: [{ type: "text", text }] }),
+    }),
+});
+
+/** Never settles: the task stays `working` for as long as the process lives. */
+const forever = new Promise<never>(() => {});
+
+export const taskHangTool = defineTool({
+  name: "task_hang",
+  description: "Starts a task that stays working",
+  execution: { taskSupport: "required" },
+  handler: (event) =>
+    mcpTask(event, {
+      run: () => forever,
+    }),
+});
+
+export interface BenchApp {
+  app: H3;
+  handler: McpHandler;
+  tasks: McpTasksPlugin;
+}
+
+export function createBenchApp(taskOptions: McpTasksOptions = {}): BenchApp {
+  const tasks = mcpTasks({ max: 2_000_000, ttlMs: null, ...taskOptions });
+  const handler = defineMcpHandler(
+    { name: "h3-mcp-bench", version: "0.0.0", tools: [echoTool, taskEchoTool, taskHangTool] },
+    { extensionPlugins: [tasks] },
+  );
+  const app = new H3().all("/mcp", handler);
+  return { app, handler, tasks };
+}
