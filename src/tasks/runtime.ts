@@ -94,6 +94,11 @@ function startRun(
     requestInput(requests) {
       return new Promise((resolve, reject) => {
         if (!entry.actor) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
+        // One round at a time: the chart only opens a round from `working`, and an answer must never
+        // be handed to a call whose question the client was not shown.
+        if (entry.actor.getSnapshot().value !== "working") {
+          return reject(new McpUsageError("INPUT_PENDING", "An input round is already open; await it before asking again"));
+        }
         try {
           assertCanAsk(requests, caps);
         } catch (error) {
@@ -101,23 +106,26 @@ function startRun(
         }
         const keys = Object.keys(requests);
         if (!keys.length) return resolve({} as never);
-        const wire: Record<string, { method: string; params: JsonObject }> = {};
-        for (const key of keys) {
-          const r = requests[key] as InputRequest;
-          wire[key] = { method: r.method, params: r.params };
-        }
+        const wire = Object.fromEntries(
+          keys.map((key) => {
+            const r = requests[key] as InputRequest;
+            return [key, { method: r.method, params: r.params }];
+          }),
+        );
         const waiter = (snapshot: TaskSnapshotLike) => {
           if (snapshot.value === "working") {
             waiters.delete(waiter);
-            const answers: Record<string, unknown> = {};
-            for (const key of keys) if (key in snapshot.context.answers) answers[key] = snapshot.context.answers[key];
-            resolve(answers as never);
+            const answers = snapshot.context.answers;
+            resolve(Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]])) as never);
           } else if (isTerminalStatus(snapshot.value)) {
             waiters.delete(waiter);
             reject(new McpUsageError("TASK_ENDED", `The task ended (${snapshot.value}) while waiting for input`));
           }
         };
         send({ type: "input.request", requests: wire, at: now() });
+        if (entry.actor?.getSnapshot().value !== "input_required") {
+          return reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
+        }
         waiters.add(waiter);
       });
     },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool, mcpTask as mcpTaskFromRoot } from "../../src/index.ts";
 import { canCreateTask, mcpTask, mcpTasks } from "../../src/tasks/index.ts";
-import { tasksApp } from "../fixtures/tasks-app.ts";
+import { askConfirm, tasksApp } from "../fixtures/tasks-app.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";
 
@@ -152,6 +152,52 @@ describe("inside run(task)", () => {
       a: { confirm: { action: "accept", content: { confirm: true } }, name: { action: "accept", content: { name: "Ada" } } },
       b: { confirm: { action: "decline" } },
     });
+  });
+
+  it("refuses a second requestInput while a round is open, and a __proto__ key does not hang", async () => {
+    const outcomes: string[] = [];
+    const tool = defineTool({
+      name: "overlap",
+      handler: (event) =>
+        mcpTask(event, {
+          async run(task) {
+            const first = task.requestInput({ a: askConfirm });
+            await task.requestInput({ b: askConfirm }).catch((e) => outcomes.push(e.code));
+            await task.requestInput(JSON.parse('{"__proto__": {"method": "elicitation/create", "params": {"message": "p"}}}')).catch((e) => outcomes.push(e.code));
+            const answers = await first;
+            return { content: [{ type: "text", text: JSON.stringify(answers) }] };
+          },
+        }),
+    });
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks()] }));
+    const { taskId } = (await call(app, "tools/call", { name: "overlap" }, { caps })).body.result;
+    await tick();
+    expect(outcomes).toEqual(["INPUT_PENDING", "INPUT_PENDING"]);
+    expect(Object.keys((await get(app, taskId)).body.result.inputRequests)).toEqual(["a"]);
+    await update(app, taskId, { a: { action: "decline" } });
+    await tick();
+    expect((await get(app, taskId)).body.result.result.content[0].text).toBe('{"a":{"action":"decline"}}');
+  });
+
+  it("handles a request key named __proto__ like any other", async () => {
+    const tool = defineTool({
+      name: "proto",
+      handler: (event) =>
+        mcpTask(event, {
+          async run(task) {
+            const answers = await task.requestInput(JSON.parse(`{"__proto__": ${JSON.stringify(askConfirm)}}`));
+            return { content: [{ type: "text", text: JSON.stringify(answers) }] };
+          },
+        }),
+    });
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks()] }));
+    const { taskId } = (await call(app, "tools/call", { name: "proto" }, { caps })).body.result;
+    await tick();
+    const parked = (await get(app, taskId)).body.result;
+    expect(Object.keys(parked.inputRequests)).toEqual(["__proto__"]);
+    await update(app, taskId, JSON.parse('{"__proto__": {"action": "decline"}}'));
+    await tick();
+    expect((await get(app, taskId)).body.result.result.content[0].text).toBe('{"__proto__":{"action":"decline"}}');
   });
 
   it("fails clearly when asking for an input kind the creating request did not declare", async () => {

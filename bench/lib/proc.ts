@@ -1,0 +1,108 @@
+// Target processes: spawn one per server under test, wait for its READY line, read its memory
+// and CPU time from the OS, stop it by its own pid.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+export interface Target {
+  name: string;
+  pid: number;
+  port: number;
+  origin: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `bench/targets/<file>` under `node --import tsx`, with extra node flags, and waits until it listens. */
+export async function startTarget(
+  name: string,
+  file: string,
+  opts: { nodeFlags?: string[]; env?: Record<string, string>; readyTimeoutMs?: number } = {},
+): Promise<Target> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), "--import", "tsx", `bench/targets/${file}`], {
+    cwd: ROOT,
+    env: { ...process.env, ...opts.env, PORT: String(port), NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-8000);
+  });
+  const ready = new Promise<{ pid: number }>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`${name}: not ready after ${opts.readyTimeoutMs ?? 30_000} ms\n${stderr}`)), opts.readyTimeoutMs ?? 30_000);
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+      const line = out.split("\n").find((l) => l.startsWith("READY "));
+      if (line) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line.slice(6)) as { pid: number });
+      }
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code ?? signal}) before it was ready\n${stderr}`));
+    });
+  });
+  const { pid } = await ready;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    name,
+    pid,
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** Resident set size in bytes, or undefined where /proc is unavailable. */
+export function rssOf(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let ticksPerSecond = 100;
+/** `getconf CLK_TCK`, which is 100 on every Linux we run on; settable for odd kernels. */
+export function setClockTicks(ticks: number): void {
+  ticksPerSecond = ticks;
+}
+
+/** User + system CPU time of a process in microseconds, or undefined where /proc is unavailable. */
+export function cpuTimeOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks / ticksPerSecond) * 1e6;
+  } catch {
+    return undefined;
+  }
+}
