@@ -5,7 +5,7 @@ import { createHub, type ListKind } from "./hub.ts";
 import { handleLegacy, handleLegacyStream } from "./legacy.ts";
 import { deliverResponse } from "./legacy-input.ts";
 import { handleModern, type JsonRpcMessage } from "./modern.ts";
-import type { Mount } from "./mount.ts";
+import { staticExtensions, type Mount } from "./mount.ts";
 import type { McpExtensionPlugin } from "./plugins.ts";
 import { createRequestStateSigner, type RequestStateOptions } from "./request-state.ts";
 import { createOriginCheck, type OriginPolicy } from "./security.ts";
@@ -76,6 +76,7 @@ export function defineMcpHandler(
     resolve: createServerResolver(options),
     dynamic: typeof options === "function",
     plugins,
+    staticExtensions: staticExtensions(plugins),
     pluginMethods,
     nameParams,
     hub: createHub(),

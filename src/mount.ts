@@ -12,6 +12,8 @@ export interface Mount {
   /** True when options are a function of the event: discover then follows plugin predicates. */
   dynamic: boolean;
   plugins: readonly McpExtensionPlugin[];
+  /** Set when no plugin has an `enabled` predicate: the same map serves every request. */
+  staticExtensions?: ReadonlyMap<string, McpExtensionPlugin>;
   pluginMethods: Map<string, { plugin: McpExtensionPlugin; method: McpPluginMethod }>;
   /** Params field `Mcp-Name` must equal, by method. */
   nameParams: Map<string, string>;
@@ -26,9 +28,15 @@ export interface Mount {
 
 const NO_EXTENSIONS: ReadonlyMap<string, McpExtensionPlugin> = new Map();
 
-/** The plugins enabled for this request, by id. Free when none are installed. */
+/** The plugins for every request when none has a predicate, computed at mount; undefined otherwise. */
+export function staticExtensions(plugins: readonly McpExtensionPlugin[]): ReadonlyMap<string, McpExtensionPlugin> | undefined {
+  if (plugins.length === 0) return NO_EXTENSIONS;
+  return plugins.some((p) => p.enabled) ? undefined : new Map(plugins.map((p) => [p.id, p]));
+}
+
+/** The plugins enabled for this request, by id. */
 export function enabledPlugins(mount: Mount, event: H3Event): ReadonlyMap<string, McpExtensionPlugin> {
-  if (mount.plugins.length === 0) return NO_EXTENSIONS;
+  if (mount.staticExtensions) return mount.staticExtensions;
   let map: Map<string, McpExtensionPlugin> | undefined;
   for (const plugin of mount.plugins) {
     if (plugin.enabled && !safeEnabled(plugin, event)) continue;

@@ -3,8 +3,7 @@
 import type { H3Event } from "h3";
 import type { McpContext } from "./context.ts";
 import { invalidParams } from "./errors.ts";
-import type { McpExtensionPlugin } from "./plugins.ts";
-import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel, RequestId } from "./types.ts";
+import type { JsonObject, LoggingLevel } from "./types.ts";
 import { LOG_LEVELS, META } from "./types.ts";
 import {
   errorResponse,
@@ -43,17 +42,96 @@ interface Channel {
 
 /** Builds the context for one request and attaches it to the event. */
 export function createRequestContext(event: H3Event, init: RequestInit): RequestContext {
-  const progressToken = init.meta.progressToken;
   const logLevel = init.meta[META.logLevel] ?? init.sessionLogLevel;
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LoggingLevel)) throw invalidParams("Invalid log level");
-  const minLog = logLevel === undefined ? -1 : LOG_LEVELS.indexOf(logLevel as LoggingLevel);
-  // Legacy requests may need their stream for server-to-client requests, so they always get one.
-  const streams = progressToken !== undefined || minLog >= 0 || init.era === "legacy";
-  const channel: Channel | undefined = streams ? { frames: [], done: false } : undefined;
-  let abort: AbortController | undefined;
-  let lastProgress = -Infinity;
+  const ctx = new Context(event, init, logLevel === undefined ? -1 : LOG_LEVELS.indexOf(logLevel as LoggingLevel));
+  event.context.mcp = ctx;
+  return ctx;
+}
 
-  const push = (message: string) => {
+// A class rather than an object literal: its methods live on the prototype, so a request
+// allocates one object instead of one closure per method.
+class Context implements RequestContext {
+  readonly era: RequestContext["era"];
+  readonly protocolVersion: string;
+  readonly clientCapabilities: RequestContext["clientCapabilities"];
+  readonly clientInfo: RequestContext["clientInfo"];
+  readonly method: string;
+  readonly requestId: RequestContext["requestId"];
+  readonly meta: JsonObject;
+  params: JsonObject;
+  readonly sessionId: string | undefined;
+  readonly extensions: RequestContext["extensions"];
+  readonly "~server": unknown;
+  readonly "~channel": Channel | undefined;
+  #event: H3Event;
+  #minLog: number;
+  #lastProgress = -Infinity;
+  #abort: AbortController | undefined;
+
+  constructor(event: H3Event, init: RequestInit, minLog: number) {
+    this.era = init.era;
+    this.protocolVersion = init.protocolVersion;
+    this.clientCapabilities = init.clientCapabilities;
+    this.clientInfo = init.clientInfo;
+    this.method = init.method;
+    this.requestId = init.requestId;
+    this.meta = init.meta;
+    this.params = init.params;
+    this.sessionId = init.sessionId;
+    this.extensions = init.extensions;
+    this["~server"] = init.server;
+    this.#event = event;
+    this.#minLog = minLog;
+    // Legacy requests may need their stream for server-to-client requests, so they always get one.
+    const streams = init.meta.progressToken !== undefined || minLog >= 0 || init.era === "legacy";
+    this["~channel"] = streams ? { frames: [], done: false } : undefined;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#abort) {
+      const abort = (this.#abort = new AbortController());
+      const outer = this.#event.req.signal;
+      if (outer) {
+        if (outer.aborted) abort.abort(outer.reason);
+        else outer.addEventListener("abort", () => abort.abort(outer.reason), { once: true });
+      }
+    }
+    return this.#abort.signal;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    const progressToken = this.meta.progressToken;
+    if (progressToken === undefined || !(progress > this.#lastProgress)) return;
+    this.#lastProgress = progress;
+    const params: JsonObject = { progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.#push(toNotificationMessage("notifications/progress", params));
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    if (this.#minLog < 0 || LOG_LEVELS.indexOf(level) < this.#minLog) return;
+    const params: JsonObject = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    this.#push(toNotificationMessage("notifications/message", params));
+  }
+
+  "~send"(message: string): boolean {
+    const channel = this["~channel"];
+    if (!channel || channel.done) return false;
+    this.#push(message);
+    return true;
+  }
+
+  "~abort"(reason: unknown): void {
+    // Create the controller if nobody read the signal yet, so late readers see the abort too.
+    void this.signal;
+    this.#abort!.abort(reason);
+  }
+
+  #push(message: string): void {
+    const channel = this["~channel"];
     if (!channel || channel.done) return;
     const frame = sseFrame(message);
     if (channel.controller) channel.controller.enqueue(frame);
@@ -61,59 +139,7 @@ export function createRequestContext(event: H3Event, init: RequestInit): Request
       channel.frames.push(frame);
       channel.onFirst?.();
     }
-  };
-
-  const ctx: RequestContext = {
-    era: init.era,
-    protocolVersion: init.protocolVersion,
-    clientCapabilities: init.clientCapabilities,
-    clientInfo: init.clientInfo,
-    method: init.method,
-    requestId: init.requestId,
-    meta: init.meta,
-    params: init.params,
-    sessionId: init.sessionId,
-    extensions: init.extensions,
-    get signal() {
-      if (!abort) {
-        abort = new AbortController();
-        const outer = event.req.signal;
-        if (outer) {
-          if (outer.aborted) abort.abort(outer.reason);
-          else outer.addEventListener("abort", () => abort!.abort(outer.reason), { once: true });
-        }
-      }
-      return abort.signal;
-    },
-    progress(progress, total, message) {
-      if (progressToken === undefined || !(progress > lastProgress)) return;
-      lastProgress = progress;
-      const params: JsonObject = { progressToken, progress };
-      if (total !== undefined) params.total = total;
-      if (message !== undefined) params.message = message;
-      push(toNotificationMessage("notifications/progress", params));
-    },
-    log(level, data, logger) {
-      if (minLog < 0 || LOG_LEVELS.indexOf(level) < minLog) return;
-      const params: JsonObject = { level, data };
-      if (logger !== undefined) params.logger = logger;
-      push(toNotificationMessage("notifications/message", params));
-    },
-    "~server": init.server,
-    "~channel": channel,
-    "~send"(message: string) {
-      if (!channel || channel.done) return false;
-      push(message);
-      return true;
-    },
-    "~abort"(reason: unknown) {
-      // The controller exists once someone has read the signal; create it so late readers see the abort too.
-      void ctx.signal;
-      abort!.abort(reason);
-    },
-  };
-  event.context.mcp = ctx;
-  return ctx;
+  }
 }
 
 /**

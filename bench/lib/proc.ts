@@ -88,11 +88,8 @@ export function rssOf(pid: number): number | undefined {
   }
 }
 
-let ticksPerSecond = 100;
-/** `getconf CLK_TCK`, which is 100 on every Linux we run on; settable for odd kernels. */
-export function setClockTicks(ticks: number): void {
-  ticksPerSecond = ticks;
-}
+/** `getconf CLK_TCK`: 100 on mainstream Linux kernels. */
+const TICKS_PER_SECOND = 100;
 
 /** User + system CPU time of a process in microseconds, or undefined where /proc is unavailable. */
 export function cpuTimeOf(pid: number): number | undefined {
@@ -101,7 +98,7 @@ export function cpuTimeOf(pid: number): number | undefined {
     // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[11]) + Number(fields[12]);
-    return (ticks / ticksPerSecond) * 1e6;
+    return (ticks / TICKS_PER_SECOND) * 1e6;
   } catch {
     return undefined;
   }
