@@ -146,3 +146,34 @@ describe("tools/call", () => {
     expectError((await call(app2, "tools/call", { name: "b" }, { headers: { "x-role": "user" } })).body, -32602);
   });
 });
+
+describe("Standard Schema beyond zod", () => {
+  it("accepts any Standard Schema that produces JSON Schema, for listing and validation", async () => {
+    // A hand-written Standard Schema (as valibot or arktype provide), validating { n: number }.
+    const numberBox = {
+      "~standard": {
+        version: 1 as const,
+        vendor: "hand-made",
+        validate: (value: unknown) =>
+          typeof value === "object" && value !== null && typeof (value as { n?: unknown }).n === "number"
+            ? { value: value as { n: number } }
+            : { issues: [{ message: "n must be a number", path: ["n"] }] },
+        jsonSchema: {
+          input: () => ({ type: "object", properties: { n: { type: "number" } }, required: ["n"] }),
+          output: () => ({ type: "object", properties: { n: { type: "number" } }, required: ["n"] }),
+        },
+        types: undefined as unknown as { input: { n: number }; output: { n: number } },
+      },
+    };
+    const h = defineMcpHandler({
+      name: "x",
+      version: "1",
+      tools: [defineTool({ name: "double", inputSchema: numberBox, handler: (_e, { n }) => String(n * 2) })],
+    });
+    const app2 = appFor(h);
+    expect((await call(app2, "tools/list")).body.result.tools[0].inputSchema.required).toEqual(["n"]);
+    expect((await call(app2, "tools/call", { name: "double", arguments: { n: 21 } })).body.result.content[0].text).toBe("42");
+    const error = expectError((await call(app2, "tools/call", { name: "double", arguments: { n: "x" } })).body, -32602);
+    expect(error.data.issues).toEqual([{ message: "n must be a number", path: ["n"] }]);
+  });
+});
