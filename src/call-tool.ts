@@ -6,7 +6,7 @@ import type { McpExtensionPlugin } from "./plugins.ts";
 import type { RequestStateSigner } from "./request-state.ts";
 import { validateOrThrow, validateSync, isStandardSchema } from "./schema.ts";
 import type { CompiledServer } from "./server.ts";
-import { toToolResult } from "./tools.ts";
+import { toToolResult, type ToolDefinition } from "./tools.ts";
 import type { JsonObject } from "./types.ts";
 
 /** `tools/call` in either era: gate, header and argument checks, the handler, then the result's shape. */
@@ -34,17 +34,30 @@ export async function callTool(
   }
   const args = await validateOrThrow(tool.def.inputSchema, rawArgs, `arguments for tool ${name}`);
 
+  let run = () => invoke(event, tool.def, name, args);
+  for (let i = plugins.length - 1; i >= 0; i--) {
+    const wrap = plugins[i]!.wrapToolCall;
+    if (wrap) {
+      const next = run;
+      run = () => Promise.resolve(wrap(event, tool.def, next));
+    }
+  }
+  return run();
+}
+
+async function invoke(event: H3Event, def: ToolDefinition<any>, name: string, args: unknown): Promise<JsonObject> {
   let value: unknown;
   try {
-    value = await tool.def.handler(event, args as never);
+    value = await def.handler(event, args as never);
   } catch (error) {
     if (McpJsonRpcError.isError(error)) throw error;
     return toolError(error instanceof Error ? error.message : String(error));
   }
   const result = toToolResult(value);
   if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned something that is not a tool result`);
-  const outputSchema = tool.def.outputSchema;
-  if (result.resultType === "complete" && outputSchema && !result.isError && isStandardSchema(outputSchema)) {
+  if (result.resultType !== "complete" || result.isError) return result;
+  const outputSchema = def.outputSchema;
+  if (outputSchema && isStandardSchema(outputSchema)) {
     const checked = validateSync(outputSchema, result.structuredContent);
     if (checked && !checked.ok) {
       throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that does not match its outputSchema`, {
@@ -52,6 +65,10 @@ export async function callTool(
       });
     }
     if (!checked) await validateOrThrow(outputSchema, result.structuredContent, "structuredContent");
+  }
+  // Clients that do not read structuredContent still get the data, as the spec recommends.
+  if (result.structuredContent !== undefined && Array.isArray(result.content) && result.content.length === 0) {
+    return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
   }
   return result;
 }

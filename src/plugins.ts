@@ -52,6 +52,11 @@ export interface McpExtensionPlugin {
    * whether or not the plugin is enabled for the request. Throw `McpJsonRpcError` to refuse.
    */
   beforeToolCall?: (event: H3Event, tool: ToolDefinition<any>) => void;
+  /**
+   * Wraps the tool's run (after validation): call `next()` for the normalised result, and return it,
+   * changed or not. Plugins wrap in installation order, the first outermost.
+   */
+  wrapToolCall?: (event: H3Event, tool: ToolDefinition<any>, next: () => Promise<JsonObject>) => JsonObject | Promise<JsonObject>;
 }
 
 /**
