@@ -12,9 +12,10 @@ export async function readBodyText(request: Request, limit: number): Promise<str
   const body = request.body;
   if (!body) return "";
   if (declared !== null) {
-    // Trust but verify: the runtime may still deliver more than declared.
+    // Trust but verify: the runtime may still deliver more than declared. A UTF-8 body has between
+    // one and three bytes per UTF-16 unit, so the byte count is only needed in between.
     const text = await request.text();
-    if (text.length > limit && Buffer.byteLength(text) > limit) throw tooLarge(limit);
+    if (text.length > limit || (text.length * 3 > limit && Buffer.byteLength(text) > limit)) throw tooLarge(limit);
     return text;
   }
   const reader = body.getReader();

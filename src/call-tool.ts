@@ -8,6 +8,7 @@ import { validateOrThrow, validateSync, isStandardSchema } from "./schema.ts";
 import type { CompiledServer } from "./server.ts";
 import { toToolResult, type ToolDefinition } from "./tools.ts";
 import type { JsonObject } from "./types.ts";
+import { describeThrown } from "./utils/describe.ts";
 
 /** `tools/call` in either era: gate, header and argument checks, the handler, then the result's shape. */
 export async function callTool(
@@ -51,7 +52,7 @@ async function invoke(event: H3Event, def: ToolDefinition<any>, name: string, ar
     value = await def.handler(event, args as never);
   } catch (error) {
     if (McpJsonRpcError.isError(error)) throw error;
-    return toolError(error instanceof Error ? error.message : String(error));
+    return toolError(describeThrown(error));
   }
   const result = toToolResult(value);
   if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned something that is not a tool result`);

@@ -82,20 +82,26 @@ export async function complete(event: H3Event, server: CompiledServer, params: J
     throw invalidParams("completion/complete needs ref and argument.name");
   }
   const value = typeof argument.value === "string" ? argument.value : "";
-  let completer: Completer | undefined;
+  let completers: Record<string, Completer> | undefined;
   if (ref.type === "ref/prompt") {
-    const prompt = server.prompts.get(ref.name as string);
-    if (!prompt) throw invalidParams(`Unknown prompt: ${String(ref.name)}`);
-    completer = prompt.def.complete?.[argument.name];
+    if (typeof ref.name !== "string") throw invalidParams("ref.name must be a string");
+    const prompt = server.prompts.get(ref.name);
+    if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
+    completers = prompt.def.complete;
   } else if (ref.type === "ref/resource") {
+    if (typeof ref.uri !== "string") throw invalidParams("ref.uri must be a string");
     const template = server.templates.find((t) => t.def.uriTemplate === ref.uri);
-    if (!template && !server.resources.has(ref.uri as string)) throw invalidParams("Resource not found", { uri: ref.uri });
-    completer = template?.def.complete?.[argument.name];
+    if (!template && !server.resources.has(ref.uri)) throw invalidParams("Resource not found", { uri: ref.uri });
+    completers = template?.def.complete;
   } else {
     throw invalidParams("ref.type must be ref/prompt or ref/resource");
   }
-  const context = (params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {};
-  const all = completer ? await completer(value, { arguments: context, event }) : [];
+  // Own keys only: an argument called "toString" must not find Object.prototype's.
+  const completer = completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined;
+  const sent = (params.context as { arguments?: unknown } | undefined)?.arguments;
+  const context = typeof sent === "object" && sent !== null && !Array.isArray(sent) ? (sent as Record<string, string>) : {};
+  const suggested = completer ? await completer(value, { arguments: context, event }) : [];
+  const all = Array.isArray(suggested) ? suggested.filter((v): v is string => typeof v === "string") : [];
   const values = all.slice(0, MAX_COMPLETIONS);
   const completion: JsonObject = { values, total: all.length, hasMore: all.length > values.length };
   return { resultType: "complete", completion };

@@ -119,7 +119,13 @@ export function defineMcpHandler(
       era = mount.legacy && isLegacy(event, mount, msg) ? "legacy" : "modern";
       return era === "legacy" ? await handleLegacy(event, mount, msg) : await handleModern(event, mount, msg);
     } catch (error) {
-      if (!McpJsonRpcError.isError(error)) mount.onError?.(error, event);
+      if (!McpJsonRpcError.isError(error)) {
+        try {
+          mount.onError?.(error, event);
+        } catch {
+          // A failing error hook must not change the answer.
+        }
+      }
       return errorResponse(id, toJsonRpcError(error), era);
     }
   }) as McpHandler;
@@ -160,8 +166,8 @@ function parseMessage(text: string): JsonRpcMessage | { response: JsonObject } {
   if (msg.jsonrpc !== "2.0") throw invalidRequest('jsonrpc must be "2.0"');
   if (msg.method === undefined && ("result" in msg || "error" in msg)) return { response: msg };
   if (typeof msg.method !== "string" || msg.method === "") throw invalidRequest("method must be a non-empty string");
-  if ("id" in msg && typeof msg.id !== "string" && !(typeof msg.id === "number" && Number.isFinite(msg.id))) {
-    throw invalidRequest("id must be a string or a number");
+  if ("id" in msg && typeof msg.id !== "string" && !Number.isSafeInteger(msg.id)) {
+    throw invalidRequest("id must be a string or an integer");
   }
   if (msg.params !== undefined && (typeof msg.params !== "object" || msg.params === null || Array.isArray(msg.params))) {
     throw invalidRequest("params must be an object");

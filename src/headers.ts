@@ -60,5 +60,6 @@ function sameValue(header: string, value: unknown): boolean {
   if (typeof value === "string") return header === value;
   if (typeof value === "number") return header.trim() !== "" && Number(header) === value;
   if (typeof value === "boolean") return header === String(value);
-  return header === JSON.stringify(value);
+  // x-mcp-header binds primitives only; an object or array can never match a header.
+  return false;
 }

@@ -6,6 +6,7 @@ import { ErrorCode, McpJsonRpcError } from "./errors.ts";
 import type { RequestContext } from "./request.ts";
 import type { LegacySession } from "./sessions.ts";
 import type { JsonObject } from "./types.ts";
+import { describeThrown } from "./utils/describe.ts";
 
 const MAX_ROUNDS = 10;
 const ANSWER_TIMEOUT_MS = 10 * 60_000;
@@ -62,7 +63,7 @@ async function askClient(
         session.pending.set(id, (response) => {
           done();
           if (response.error) {
-            reject(new McpJsonRpcError(ErrorCode.InternalError, `The client refused ${request.method}: ${response.error.message}`));
+            reject(new McpJsonRpcError(ErrorCode.InternalError, `The client refused ${request.method}: ${describeThrown(response.error.message)}`));
           } else resolve(response.result);
         });
         if (!ctx["~send"](JSON.stringify({ jsonrpc: "2.0", id, method: request.method, params: request.params }))) {

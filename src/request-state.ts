@@ -1,6 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { McpContext } from "./context.ts";
-import { invalidParams } from "./errors.ts";
+import { invalidParams, McpUsageError } from "./errors.ts";
+
+/** Longest token accepted, and so the longest issued. */
+const MAX_TOKEN = 65_536;
 import type { JsonObject } from "./types.ts";
 
 export interface RequestStateOptions {
@@ -28,12 +31,16 @@ export function createRequestStateSigner(options: RequestStateOptions = {}, now:
       const payload = Buffer.from(
         JSON.stringify({ s: state ?? null, m: ctx.method, d: paramsDigest(ctx.params), e: now() + ttlMs }),
       ).toString("base64url");
-      return `${payload}.${mac(payload).toString("base64url")}`;
+      const token = `${payload}.${mac(payload).toString("base64url")}`;
+      if (token.length > MAX_TOKEN) {
+        throw new McpUsageError("STATE_TOO_LARGE", `requestState would be ${token.length} characters; keep state under about 48 KiB`);
+      }
+      return token;
     },
 
     /** The state put in by `sign`, or `-32602` when it was tampered with, expired or belongs to another call. */
     verify(ctx: Pick<McpContext, "method" | "params">, token: unknown): unknown {
-      if (typeof token !== "string" || token.length > 65_536) throw invalidParams("Invalid requestState");
+      if (typeof token !== "string" || token.length > MAX_TOKEN) throw invalidParams("Invalid requestState");
       const dot = token.indexOf(".");
       if (dot <= 0) throw invalidParams("Invalid requestState");
       const payload = token.slice(0, dot);
@@ -68,13 +75,17 @@ function paramsDigest(params: JsonObject): string {
   return createHmac("sha256", "params").update(stableStringify(bound)).digest("base64url").slice(0, 22);
 }
 
-function stableStringify(value: unknown): string {
+const MAX_DEPTH = 64;
+
+function stableStringify(value: unknown, depth = 0): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
+  // Params this deep are no tool's arguments; refusing them keeps the walk off the stack's edge.
+  if (depth > MAX_DEPTH) throw invalidParams("Params are nested too deeply");
+  if (Array.isArray(value)) return `[${value.map((v) => stableStringify(v, depth + 1)).join(",")}]`;
   const obj = value as JsonObject;
   return `{${Object.keys(obj)
     .sort()
     .filter((k) => obj[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`)
+    .map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k], depth + 1)}`)
     .join(",")}}`;
 }

@@ -2,7 +2,7 @@
 // turn of a handler's value (or throw) into a Response.
 import type { H3Event } from "h3";
 import type { McpContext } from "./context.ts";
-import { invalidParams } from "./errors.ts";
+import { invalidParams, McpJsonRpcError } from "./errors.ts";
 import type { JsonObject, LoggingLevel } from "./types.ts";
 import { LOG_LEVELS, META } from "./types.ts";
 import {
@@ -31,6 +31,8 @@ export type RequestContext = McpContext & {
   "~abort"(reason: unknown): void;
   /** Puts a message on this request's stream (opening it); false when the request cannot stream. */
   "~send"(message: string): boolean;
+  /** Hands an unexpected error to the handler's `onError`; returns the error. */
+  "~report"(error: unknown): unknown;
 };
 
 interface Channel {
@@ -42,6 +44,10 @@ interface Channel {
 
 /** Builds the context for one request and attaches it to the event. */
 export function createRequestContext(event: H3Event, init: RequestInit): RequestContext {
+  const token = init.meta.progressToken;
+  if (token !== undefined && typeof token !== "string" && !Number.isSafeInteger(token)) {
+    throw invalidParams("progressToken must be a string or an integer");
+  }
   const logLevel = init.meta[META.logLevel] ?? init.sessionLogLevel;
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LoggingLevel)) throw invalidParams("Invalid log level");
   const ctx = new Context(event, init, logLevel === undefined ? -1 : LOG_LEVELS.indexOf(logLevel as LoggingLevel));
@@ -124,6 +130,17 @@ class Context implements RequestContext {
     return true;
   }
 
+  "~report"(error: unknown): unknown {
+    if (!McpJsonRpcError.isError(error)) {
+      try {
+        (this["~server"] as { onError?: (error: unknown, event: H3Event) => void }).onError?.(error, this.#event);
+      } catch {
+        // A failing error hook must not change the answer.
+      }
+    }
+    return error;
+  }
+
   "~abort"(reason: unknown): void {
     // Create the controller if nobody read the signal yet, so late readers see the abort too.
     void this.signal;
@@ -158,7 +175,7 @@ export async function respond(
     try {
       return jsonResponse(toResultMessage(id, await run()), 200, headers);
     } catch (error) {
-      return errorResponse(id, toJsonRpcError(error), era, headers);
+      return errorResponse(id, toJsonRpcError(ctx["~report"](error)), era, headers);
     }
   }
   const outcome = settle(run);
@@ -170,7 +187,7 @@ export async function respond(
     const r = await outcome;
     return r.ok
       ? jsonResponse(toResultMessage(id, r.value), 200, headers)
-      : errorResponse(id, toJsonRpcError(r.error), era, headers);
+      : errorResponse(id, toJsonRpcError(ctx["~report"](r.error)), era, headers);
   }
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -181,7 +198,7 @@ export async function respond(
         if (channel.done) return;
         channel.done = true;
         controller.enqueue(
-          sseFrame(r.ok ? toResultMessage(id, r.value) : toErrorMessage(id, toJsonRpcError(r.error))),
+          sseFrame(r.ok ? toResultMessage(id, r.value) : toErrorMessage(id, toJsonRpcError(ctx["~report"](r.error)))),
         );
         controller.close();
       });

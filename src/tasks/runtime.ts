@@ -3,11 +3,16 @@
 import { createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskContext, type TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError, McpUsageError } from "../errors.ts";
+import { describeThrown } from "../utils/describe.ts";
 import { assertCanAsk, type InputRequest } from "../mrtr.ts";
 import type { CreateTaskResult, McpTaskContext, McpTaskOptions } from "../task-api.ts";
 import type { ClientCapabilities, JsonObject } from "../types.ts";
 import { isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "../wire.ts";
 import type { TaskEntry, TaskStore } from "./store.ts";
+
+// Shared abort reasons: a per-task Error would keep its stopped actor reachable through the stack it captured.
+const CANCELLED = new DOMException("The task was cancelled", "AbortError");
+const ENDED = new DOMException("The task ended", "AbortError");
 
 export interface TaskRuntimeOptions {
   store: TaskStore;
@@ -48,12 +53,20 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         for (const waiter of waiters) waiter(snapshot);
         const changed = snapshot.value !== lastStatus;
         lastStatus = snapshot.value;
-        if (changed && entry.listeners) for (const listener of entry.listeners) listener(snapshot);
+        if (changed && entry.listeners) {
+          for (const listener of entry.listeners) {
+            try {
+              listener(snapshot);
+            } catch {
+              // A listener's failure is its own stream's problem, never the task's.
+            }
+          }
+        }
         if (isTerminalStatus(snapshot.value)) {
           const abort = entry.abort;
           store.finish(entry, { value: snapshot.value, context: snapshot.context });
           actor.stop();
-          if (snapshot.value !== "completed") abort?.abort(new Error(`Task ${snapshot.value}`));
+          if (snapshot.value !== "completed") abort?.abort(snapshot.value === "cancelled" ? CANCELLED : ENDED);
         }
       });
       actor.start();
@@ -139,8 +152,10 @@ function startRun(
   }
   outcome.then(
     (value) => {
-      if (isCallToolResult(value)) {
-        const { resultType: _r, ...result } = value as JsonObject;
+      // The chart keeps only JSON data: a result that cannot be sent as JSON is the run's failure.
+      const result = isCallToolResult(value) ? toJsonData(value) : undefined;
+      if (result) {
+        delete result.resultType;
         send({ type: "work.done", result, at: now() });
       } else {
         send({
@@ -151,12 +166,26 @@ function startRun(
       }
     },
     (error) => {
-      if (McpJsonRpcError.isError(error)) send({ type: "work.protocolError", error: error.toJSON(), at: now() });
-      else send({ type: "work.toolError", message: error instanceof Error ? error.message : String(error), at: now() });
+      const rpc = McpJsonRpcError.isError(error) ? toJsonData(error.toJSON()) : undefined;
+      if (rpc) send({ type: "work.protocolError", error: rpc as { code: number; message: string }, at: now() });
+      else if (McpJsonRpcError.isError(error)) {
+        send({ type: "work.protocolError", error: { code: error.code, message: describeThrown(error) }, at: now() });
+      } else send({ type: "work.toolError", message: describeThrown(error), at: now() });
     },
   );
 }
 
 function isCallToolResult(value: unknown): boolean {
-  return typeof value === "object" && value !== null && Array.isArray((value as JsonObject).content);
+  if (typeof value !== "object" || value === null) return false;
+  const content = (value as JsonObject).content;
+  return Array.isArray(content) && content.every((c) => typeof c === "object" && c !== null && typeof c.type === "string");
+}
+
+/** A JSON copy of a value, or undefined when it is not JSON data (BigInt, cycles, …). */
+function toJsonData(value: unknown): JsonObject | undefined {
+  try {
+    return JSON.parse(JSON.stringify(value)) as JsonObject;
+  } catch {
+    return undefined;
+  }
 }
