@@ -1,24 +1,16 @@
 import type { H3Event } from "h3";
-import type { McpContext } from "./context.ts";
 import { ErrorCode, invalidParams, McpJsonRpcError } from "./errors.ts";
 import { checkParamHeaders } from "./headers.ts";
-import type { McpExtensionPlugin } from "./plugins.ts";
-import type { RequestStateSigner } from "./request-state.ts";
+import { verifyRequestState, type MethodCall } from "./method-call.ts";
 import { validateOrThrow, validateSync, isStandardSchema } from "./schema.ts";
-import type { CompiledServer } from "./server.ts";
 import { toToolResult, type ToolDefinition } from "./tools.ts";
 import type { JsonObject } from "./types.ts";
 import { describeThrown } from "./utils/describe.ts";
 
 /** `tools/call` in either era: gate, header and argument checks, the handler, then the result's shape. */
-export async function callTool(
-  event: H3Event,
-  ctx: McpContext,
-  server: CompiledServer,
-  plugins: readonly McpExtensionPlugin[],
-  signer: RequestStateSigner,
-  params: JsonObject,
-): Promise<JsonObject> {
+export async function callTool(call: MethodCall): Promise<JsonObject> {
+  const { event, ctx, server, params } = call;
+  const plugins = call.mount.plugins;
   const name = params.name;
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name");
   const tool = server.tools.get(name);
@@ -30,9 +22,7 @@ export async function callTool(
     throw invalidParams("tools/call arguments must be an object");
   }
   if (ctx.era === "modern" && tool.headerParams.length) checkParamHeaders(event.req.headers, tool.headerParams, rawArgs);
-  if (params.requestState !== undefined) {
-    (ctx as McpContext & { "~requestState"?: unknown })["~requestState"] = signer.verify(ctx, params.requestState);
-  }
+  verifyRequestState(call);
   const args = await validateOrThrow(tool.def.inputSchema, rawArgs, `arguments for tool ${name}`);
 
   let run = () => invoke(event, tool.def, name, args);

@@ -1,39 +1,26 @@
 // prompts/get, resources/read and completion/complete, for both eras.
-import type { H3Event } from "h3";
-import type { McpContext } from "./context.ts";
 import { ErrorCode, invalidParams, McpJsonRpcError } from "./errors.ts";
+import { verifyRequestState, type MethodCall } from "./method-call.ts";
 import { assertPromptArguments, toPromptResult, type Completer } from "./prompts.ts";
-import type { RequestStateSigner } from "./request-state.ts";
 import { toReadResult } from "./resources.ts";
 import { validateOrThrow } from "./schema.ts";
-import type { CompiledServer } from "./server.ts";
 import type { JsonObject } from "./types.ts";
 
-export async function getPrompt(
-  event: H3Event,
-  ctx: McpContext,
-  server: CompiledServer,
-  signer: RequestStateSigner,
-  params: JsonObject,
-): Promise<JsonObject> {
+export async function getPrompt(call: MethodCall): Promise<JsonObject> {
+  const { event, server, params } = call;
   const name = params.name;
   if (typeof name !== "string") throw invalidParams("prompts/get needs params.name");
   const prompt = server.prompts.get(name);
   if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
-  verifyState(ctx, signer, params);
+  verifyRequestState(call);
   const args = await validateOrThrow(prompt.def.arguments, assertPromptArguments(params.arguments), `arguments for prompt ${name}`);
   const result = toPromptResult(await prompt.def.handler(event, args as never));
   if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Prompt ${name} returned something that is not a prompt result`);
   return result;
 }
 
-export async function readResource(
-  event: H3Event,
-  ctx: McpContext,
-  server: CompiledServer,
-  signer: RequestStateSigner,
-  params: JsonObject,
-): Promise<JsonObject> {
+export async function readResource(call: MethodCall): Promise<JsonObject> {
+  const { event, server, params } = call;
   const uri = params.uri;
   if (typeof uri !== "string") throw invalidParams("resources/read needs params.uri");
   let value: unknown;
@@ -41,7 +28,7 @@ export async function readResource(
   let cache = server.cache;
   const fixed = server.resources.get(uri);
   if (fixed) {
-    verifyState(ctx, signer, params);
+    verifyRequestState(call);
     value = await fixed.read(event, uri);
     mimeType = fixed.mimeType;
     cache = { ...cache, ...fixed.cache };
@@ -50,7 +37,7 @@ export async function readResource(
     for (const template of server.templates) {
       const variables = template.matcher.match(uri);
       if (!variables) continue;
-      verifyState(ctx, signer, params);
+      verifyRequestState(call);
       value = await template.def.read(event, uri, variables);
       mimeType = template.def.mimeType;
       cache = { ...cache, ...template.def.cache };
@@ -75,7 +62,7 @@ export async function readResource(
 
 const MAX_COMPLETIONS = 100;
 
-export async function complete(event: H3Event, server: CompiledServer, params: JsonObject): Promise<JsonObject> {
+export async function complete({ event, server, params }: MethodCall): Promise<JsonObject> {
   const ref = params.ref as JsonObject | undefined;
   const argument = params.argument as JsonObject | undefined;
   if (!ref || typeof ref !== "object" || !argument || typeof argument.name !== "string") {
@@ -105,12 +92,4 @@ export async function complete(event: H3Event, server: CompiledServer, params: J
   const values = all.slice(0, MAX_COMPLETIONS);
   const completion: JsonObject = { values, total: all.length, hasMore: all.length > values.length };
   return { resultType: "complete", completion };
-}
-
-// --- Internal ---
-
-function verifyState(ctx: McpContext, signer: RequestStateSigner, params: JsonObject): void {
-  if (params.requestState !== undefined) {
-    (ctx as McpContext & { "~requestState"?: unknown })["~requestState"] = signer.verify(ctx, params.requestState);
-  }
 }

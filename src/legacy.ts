@@ -8,6 +8,7 @@ import type { McpExtensionPlugin } from "./plugins.ts";
 import { createRequestContext, respond } from "./request.ts";
 import { complete, getPrompt, readResource } from "./features.ts";
 import { withInputBridge } from "./legacy-input.ts";
+import type { MethodCall } from "./method-call.ts";
 import { serves } from "./modern.ts";
 import { fromCursor } from "./server.ts";
 import type { LegacySession } from "./sessions.ts";
@@ -48,7 +49,9 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
     server: mount,
     sessionLogLevel: session.logLevel,
   });
-  const bridged = (fn: () => Promise<JsonObject>) => withInputBridge(ctx, session, fn).then(toLegacyResult);
+  // A legacy retry carries the client's answers in ctx.params, so each round builds its call afresh.
+  const call = (): MethodCall => ({ event, ctx, server, mount, params: ctx.params });
+  const bridged = (fn: (call: MethodCall) => Promise<JsonObject>) => withInputBridge(ctx, session, () => fn(call())).then(toLegacyResult);
   const run = (): unknown => {
     if (!serves(server, msg.method)) throw methodNotFound(msg.method);
     switch (msg.method) {
@@ -60,13 +63,13 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
       case "resources/templates/list":
         return legacyPage(server.pages[msg.method], params.cursor);
       case "tools/call":
-        return bridged(() => callTool(event, ctx, server, mount.plugins, mount.signer, ctx.params));
+        return bridged(callTool);
       case "prompts/get":
-        return bridged(() => getPrompt(event, ctx, server, mount.signer, ctx.params));
+        return bridged(getPrompt);
       case "resources/read":
-        return bridged(() => readResource(event, ctx, server, mount.signer, ctx.params));
+        return bridged(readResource);
       case "completion/complete":
-        return complete(event, server, params).then(toLegacyResult);
+        return complete(call()).then(toLegacyResult);
       case "resources/subscribe":
       case "resources/unsubscribe": {
         if (typeof params.uri !== "string") throw invalidParams(`${msg.method} needs params.uri`);

@@ -5,6 +5,7 @@ import { ErrorCode, headerMismatch, invalidParams, McpJsonRpcError, methodNotFou
 import { decodeHeaderValue, expectHeader } from "./headers.ts";
 import { complete, getPrompt, readResource } from "./features.ts";
 import { openListenStream, type ListenCore } from "./listen.ts";
+import type { MethodCall } from "./method-call.ts";
 import { enabledPlugins, type Mount } from "./mount.ts";
 import { createRequestContext, respond } from "./request.ts";
 import { fromCursor, type CompiledServer } from "./server.ts";
@@ -87,6 +88,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
   });
 
   if (pluginMethod) return respond(ctx, () => pluginMethod.method.handler(event, params), "modern");
+  const call: MethodCall = { event, ctx, server, mount, params };
   if (!serves(server, method)) throw methodNotFound(method);
   switch (method) {
     case "server/discover": {
@@ -103,13 +105,13 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
     case "subscriptions/listen":
       return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values(), mount.streams);
     case "tools/call":
-      return respond(ctx, () => callTool(event, ctx, server, mount.plugins, mount.signer, params), "modern");
+      return respond(ctx, () => callTool(call), "modern");
     case "prompts/get":
-      return respond(ctx, () => getPrompt(event, ctx, server, mount.signer, params), "modern");
+      return respond(ctx, () => getPrompt(call), "modern");
     case "resources/read":
-      return respond(ctx, () => readResource(event, ctx, server, mount.signer, params), "modern");
+      return respond(ctx, () => readResource(call), "modern");
     default:
-      return respond(ctx, () => complete(event, server, params), "modern");
+      return respond(ctx, () => complete(call), "modern");
   }
 }
 

@@ -17,9 +17,9 @@ import {
   type TaskEnabledSession,
   type TaskState,
 } from "@modelcontextprotocol/ext-tasks/client";
-import { serve } from "h3";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { app } from "../../examples/demo/app.ts";
+import { useServedApp } from "../helpers/serve.ts";
 
 const V = "2026-07-28";
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -28,19 +28,7 @@ const clientInfo = { name: "ext-tasks-interop", version: "1.0.0" };
 // -32021 to a taskIds filter from a client that did not declare it).
 const clientCapabilities = { elicitation: {}, extensions: { [TASKS]: {} } };
 
-type Server = ReturnType<typeof serve>;
-let server: Server;
-let url: URL;
-
-beforeAll(async () => {
-  server = serve(app, { port: 0, hostname: "127.0.0.1", silent: true });
-  await server.ready();
-  url = new URL("/mcp", server.url!);
-});
-
-afterAll(async () => {
-  await server?.close(true);
-});
+const served = useServedApp(app);
 
 /** One raw exchange: the request ext-tasks framed, the headers we sent, and the JSON-RPC answer. */
 interface Exchange {
@@ -85,7 +73,7 @@ function fetchDispatcher(wire: Exchange[]): RawClientDispatch {
     const body = { jsonrpc: "2.0", id, ...(request as object) };
     let res: Response;
     try {
-      res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: options?.signal });
+      res = await fetch(served.url(), { method: "POST", headers, body: JSON.stringify(body), signal: options?.signal });
     } catch (error) {
       if (options?.signal?.aborted) throw error;
       throw new DispatchError("fetch failed", true, { cause: error });
@@ -111,7 +99,7 @@ beforeEach(async () => {
   subscriptions = [];
   answerInput = () => ({ action: "cancel" });
   client = new Client(clientInfo, { capabilities: clientCapabilities, versionNegotiation: { mode: { pin: V } } });
-  await client.connect(new StreamableHTTPClientTransport(url));
+  await client.connect(new StreamableHTTPClientTransport(served.url()));
   session = createTaskSessionFromClient(client, {
     endpointId: "h3-mcp-demo",
     rawDispatch: fetchDispatcher(wire),

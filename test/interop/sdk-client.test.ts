@@ -1,25 +1,13 @@
 // The official TypeScript SDK client (@modelcontextprotocol/client, 2026-07-28 era: stateless, no initialize)
 // against the demo app served on a real ephemeral port.
 import { Client, StreamableHTTPClientTransport, type ElicitRequest } from "@modelcontextprotocol/client";
-import { serve } from "h3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { app } from "../../examples/demo/app.ts";
+import { useServedApp } from "../helpers/serve.ts";
 
 const V = "2026-07-28";
 
-type Server = ReturnType<typeof serve>;
-let server: Server;
-let url: URL;
-
-beforeAll(async () => {
-  server = serve(app, { port: 0, hostname: "127.0.0.1", silent: true });
-  await server.ready();
-  url = new URL("/mcp", server.url!);
-});
-
-afterAll(async () => {
-  await server?.close(true);
-});
+const served = useServedApp(app);
 
 /** One HTTP exchange as the client put it on the wire. */
 interface Exchange {
@@ -55,7 +43,7 @@ function newClient(opts: { mode?: "auto" | { pin: string }; elicit?: (req: Elici
       return answer(request);
     });
   }
-  const transport = new StreamableHTTPClientTransport(url, { fetch: recordingFetch });
+  const transport = new StreamableHTTPClientTransport(served.url(), { fetch: recordingFetch });
   open.push(client);
   return { client, transport, wire, elicitations };
 }

@@ -133,3 +133,15 @@ export function getModelPaths(): TaskEvent[][] {
   }
   return cached.map((events) => [...events]);
 }
+
+/** Every event type the chart defines, written out so tests compare the chart against a fixed list. */
+export const TASK_EVENT_TYPES: readonly TaskEvent["type"][] = [
+  "status.update",
+  "input.request",
+  "input.answer",
+  "work.done",
+  "work.toolError",
+  "work.protocolError",
+  "task.cancel",
+  "task.expire",
+];

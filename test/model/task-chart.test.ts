@@ -8,7 +8,7 @@ import {
   type TaskInput,
   type TaskStateValue,
 } from "../../machines/task.machine.ts";
-import { describePath, getModelPaths, MODEL_INPUT } from "./paths.ts";
+import { describePath, getModelPaths, MODEL_INPUT, TASK_EVENT_TYPES } from "./paths.ts";
 
 type Snapshot = SnapshotFrom<typeof taskMachine>;
 
@@ -125,16 +125,7 @@ describe("paths generated from the chart", () => {
     expect(paths.length).toBeGreaterThan(20);
     const events = paths.flat();
     expect(new Set(events.map((e) => e.type))).toStrictEqual(
-      new Set([
-        "status.update",
-        "input.request",
-        "input.answer",
-        "work.done",
-        "work.toolError",
-        "work.protocolError",
-        "task.cancel",
-        "task.expire",
-      ]),
+      new Set(TASK_EVENT_TYPES),
     );
     const finals = new Set(paths.map((p) => replay(p).at(-1)!.value));
     expect(finals).toStrictEqual(new Set(STATUSES));

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createMachine } from "xstate";
 import { taskMachine } from "../../machines/task.machine.ts";
 import { toMermaid } from "../../scripts/diagram.ts";
+import { TASK_EVENT_TYPES } from "../model/paths.ts";
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 
@@ -38,16 +39,7 @@ describe("docs/task-lifecycle", () => {
       [...text.matchAll(/ : (.+)$/gm)].flatMap((m) => m[1]!.split("<br/>").map((label) => label.split(" ")[0])),
     );
     expect(events).toStrictEqual(
-      new Set([
-        "status.update",
-        "input.request",
-        "input.answer",
-        "work.done",
-        "work.toolError",
-        "work.protocolError",
-        "task.cancel",
-        "task.expire",
-      ]),
+      new Set(TASK_EVENT_TYPES),
     );
   });
 
