@@ -37,6 +37,8 @@ export interface TaskMemory {
   kind: "finished" | "working";
   n: number;
   bytesPerTask: number;
+  /** Finished tasks only: the heap per task once each was read by one tasks/get (whatever a read leaves cached). */
+  bytesPerTaskAfterGet?: number;
   status: string;
   createUs: number;
 }
@@ -46,16 +48,26 @@ async function measureTasks(kind: "finished" | "working"): Promise<TaskMemory> {
   const bench = createBenchApp();
   // Warm the code paths (JIT, h3 router, zod) in this very app; those tasks are part of the baseline.
   await fillTasks(bench.app, WARMUP, undefined, request);
+  // Allocated before the baseline, so keeping the ids costs nothing in the delta.
+  const ids: string[] = new Array(N).fill("");
   const before = await settledHeap();
-  let last = "";
-  const { ms } = await fillTasks(bench.app, N, (id) => (last = id), request);
+  let at = 0;
+  const { ms } = await fillTasks(bench.app, N, (id) => (ids[at++] = id), request);
   const after = await settledHeap();
+  const last = ids[N - 1]!;
   // The app (and its store) must still be alive here, and every task in the expected state.
   const res = await bench.app.fetch(toWebRequest(requests.getTask(last)));
   const body = (await res.json()) as { result?: { status?: string } };
   const status = body.result?.status ?? `HTTP ${res.status}`;
   if (bench.tasks.store.size !== WARMUP + N) throw new Error(`store holds ${bench.tasks.store.size}, expected ${WARMUP + N}`);
-  return { kind, n: N, bytesPerTask: (after - before) / N, status, createUs: (ms * 1000) / N };
+  let bytesPerTaskAfterGet: number | undefined;
+  if (kind === "finished") {
+    for (const id of ids) await (await bench.app.fetch(toWebRequest(requests.getTask(id)))).text();
+    bytesPerTaskAfterGet = ((await settledHeap()) - before) / N;
+    // Keeps the app, and so the store, reachable until after the measurement.
+    if (bench.tasks.store.size !== WARMUP + N) throw new Error("tasks went missing after tasks/get");
+  }
+  return { kind, n: N, bytesPerTask: (after - before) / N, bytesPerTaskAfterGet, status, createUs: (ms * 1000) / N };
 }
 
 /** The heap of N result payloads shaped as a finished task keeps them, with a fresh text string each. */
@@ -91,6 +103,7 @@ if (values.json) {
   const kb = (b: number) => `${(b / 1024).toFixed(2)} KB`;
   console.log(`N = ${N}, ${process.version}`);
   console.log(`finished task: ${kb(finished.bytesPerTask)} per task (${kb(report.finished.beyondPayload)} beyond a ${payload.toFixed(0)} B result payload), status ${finished.status}, ${finished.createUs.toFixed(1)} µs to create in-process`);
+  console.log(`finished task after one tasks/get each: ${kb(finished.bytesPerTaskAfterGet!)} per task`);
   console.log(`working task:  ${kb(working.bytesPerTask)} per task, status ${working.status}, ${working.createUs.toFixed(1)} µs to create in-process`);
 }
 process.exit(0);

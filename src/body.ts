@@ -9,8 +9,8 @@ export const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 export async function readBodyText(request: Request, limit: number): Promise<string> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
-  const body = request.body;
-  if (!body) return "";
+  // `text()` first when the length is declared: on Node, srvx then reads the socket directly, while
+  // touching `request.body` would build a web stream over it for every request.
   if (declared !== null) {
     // Trust but verify: the runtime may still deliver more than declared. A UTF-8 body has between
     // one and three bytes per UTF-16 unit, so the byte count is only needed in between.
@@ -18,6 +18,8 @@ export async function readBodyText(request: Request, limit: number): Promise<str
     if (text.length > limit || (text.length * 3 > limit && Buffer.byteLength(text) > limit)) throw tooLarge(limit);
     return text;
   }
+  const body = request.body;
+  if (!body) return "";
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

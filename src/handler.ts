@@ -13,7 +13,7 @@ import { createServerResolver, type McpServerOptions } from "./server.ts";
 import { createSessionStore, type SessionOptions } from "./sessions.ts";
 import { LEGACY_VERSIONS, META, MODERN_VERSION } from "./types.ts";
 import type { JsonObject } from "./types.ts";
-import { errorResponse, jsonResponse, toJsonRpcError, type Era } from "./wire.ts";
+import { emptyResponse, errorResponse, jsonResponse, toJsonRpcError, type Era, type WireResponse } from "./wire.ts";
 
 /** Transport, security and extension settings, fixed at mount. */
 export interface McpHandlerConfig extends OriginPolicy {
@@ -143,13 +143,13 @@ export function defineMcpHandler(
 // --- Internal ---
 
 /** A client's response to a server-to-client request (legacy sessions only). */
-function acceptResponse(event: H3Event, mount: Mount, response: JsonObject): Response {
+function acceptResponse(event: H3Event, mount: Mount, response: JsonObject): WireResponse {
   const id = event.req.headers.get("mcp-session-id");
   const session = id === null || !mount.legacy ? undefined : mount.sessions.get(id);
   if (!session || !deliverResponse(session, response)) {
     throw new McpJsonRpcError(ErrorCode.InvalidRequest, "No request is waiting for this response");
   }
-  return new Response(null, { status: 202 });
+  return emptyResponse(202);
 }
 
 function parseMessage(text: string): JsonRpcMessage | { response: JsonObject } {

@@ -14,16 +14,16 @@ import { fromCursor } from "./server.ts";
 import type { LegacySession } from "./sessions.ts";
 import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel } from "./types.ts";
 import { LEGACY_VERSIONS, LOG_LEVELS } from "./types.ts";
-import { errorResponse, jsonResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "./wire.ts";
+import { emptyResponse, errorResponse, jsonResponse, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "./wire.ts";
 import type { JsonRpcMessage } from "./modern.ts";
 
 const NO_EXTENSIONS: ReadonlyMap<string, McpExtensionPlugin> = new Map();
 const LATEST_LEGACY = LEGACY_VERSIONS[0];
 
-export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage): Promise<Response> {
+export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage): Promise<WireResponse> {
   const params = msg.params ?? {};
   if (msg.method === "initialize") {
-    if (msg.id === undefined) return new Response(null, { status: 202 });
+    if (msg.id === undefined) return emptyResponse(202);
     return initialize(event, mount, msg.id, params);
   }
   const session = requireSession(event, mount);
@@ -32,7 +32,7 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
     throw new McpJsonRpcError(ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version: ${headerVersion}`, undefined, 400);
   }
   const sessionHeader = { "mcp-session-id": session.id };
-  if (msg.id === undefined) return new Response(null, { status: 202, headers: sessionHeader });
+  if (msg.id === undefined) return emptyResponse(202, sessionHeader);
 
   const server = mount.resolve(event);
   const ctx = createRequestContext(event, {
@@ -90,11 +90,11 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
 }
 
 /** GET opens the session's stream for server notifications; DELETE ends the session. */
-export function handleLegacyStream(event: H3Event, mount: Mount): Response {
+export function handleLegacyStream(event: H3Event, mount: Mount): WireResponse {
   const session = requireSession(event, mount);
   if (event.req.method === "DELETE") {
     mount.sessions.delete(session.id);
-    return new Response(null, { status: 200 });
+    return emptyResponse(200);
   }
   session.closeStream?.();
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -131,13 +131,13 @@ export function handleLegacyStream(event: H3Event, mount: Mount): Response {
   return new Response(body, { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id } });
 }
 
-export function legacyError(id: JsonRpcMessage["id"], error: McpJsonRpcError): Response {
+export function legacyError(id: JsonRpcMessage["id"], error: McpJsonRpcError): WireResponse {
   return errorResponse(id, error, "legacy");
 }
 
 // --- Internal ---
 
-function initialize(event: H3Event, mount: Mount, id: NonNullable<JsonRpcMessage["id"]>, params: JsonObject): Response {
+function initialize(event: H3Event, mount: Mount, id: NonNullable<JsonRpcMessage["id"]>, params: JsonObject): WireResponse {
   const requested = params.protocolVersion;
   const version =
     typeof requested === "string" && (LEGACY_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_LEGACY;

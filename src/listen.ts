@@ -6,7 +6,7 @@ import type { Hub } from "./hub.ts";
 import type { ListenStream, McpExtensionPlugin } from "./plugins.ts";
 import type { JsonObject, RequestId } from "./types.ts";
 import { META } from "./types.ts";
-import { SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "./wire.ts";
+import { type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "./wire.ts";
 
 const KEEPALIVE_MS = 15_000;
 
@@ -34,7 +34,7 @@ export function openListenStream(
   core: ListenCore,
   plugins: Iterable<McpExtensionPlugin>,
   open: Set<EndableStream>,
-): Response {
+): WireResponse {
   const requested = params.notifications;
   if (typeof requested !== "object" || requested === null || Array.isArray(requested)) {
     throw invalidParams("subscriptions/listen needs params.notifications");
@@ -101,7 +101,7 @@ function createStream(id: RequestId) {
   };
   listenStats.open++;
 
-  const stream: ListenStream & { "~close"(): void; "~respond"(agreed: JsonObject): Response; end(): void } = {
+  const stream: ListenStream & { "~close"(): void; "~respond"(agreed: JsonObject): WireResponse; end(): void } = {
     subscriptionId: id,
     get closed() {
       return closed;

@@ -11,7 +11,7 @@ import { createRequestContext, respond } from "./request.ts";
 import { fromCursor, type CompiledServer } from "./server.ts";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "./types.ts";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "./types.ts";
-import { errorResponse, jsonResponse, toResultMessageRaw } from "./wire.ts";
+import { emptyResponse, errorResponse, jsonResponse, toResultMessageRaw, type WireResponse } from "./wire.ts";
 
 export interface JsonRpcMessage {
   method: string;
@@ -32,14 +32,14 @@ const CORE_METHODS = new Set([
   "completion/complete",
 ]);
 
-export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMessage): Promise<Response> {
+export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMessage): Promise<WireResponse> {
   const headers = event.req.headers;
   const params = msg.params ?? {};
   const method = msg.method;
 
   const headerVersion = headers.get("mcp-protocol-version");
   if (headerVersion === null) throw headerMismatch("Missing MCP-Protocol-Version header");
-  if (msg.id === undefined) return new Response(null, { status: 202 });
+  if (msg.id === undefined) return emptyResponse(202);
 
   const meta = params._meta;
   if (meta !== undefined && (typeof meta !== "object" || meta === null || Array.isArray(meta))) {
@@ -134,7 +134,7 @@ export function listenCore(server: CompiledServer): ListenCore {
   };
 }
 
-export function modernError(id: RequestId | undefined, error: McpJsonRpcError): Response {
+export function modernError(id: RequestId | undefined, error: McpJsonRpcError): WireResponse {
   return errorResponse(id, error, "modern");
 }
 

@@ -15,6 +15,7 @@ import {
   toNotificationMessage,
   toResultMessage,
   type Era,
+  type WireResponse,
 } from "./wire.ts";
 
 export type RequestInit = Pick<
@@ -168,7 +169,7 @@ export async function respond(
   run: () => unknown,
   era: Era,
   headers?: Record<string, string>,
-): Promise<Response> {
+): Promise<WireResponse> {
   const channel = ctx["~channel"];
   const id = ctx.requestId;
   if (!channel) {

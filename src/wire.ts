@@ -1,5 +1,6 @@
 // The only module that turns values into JSON sent to a client: JSON-RPC envelopes, SSE
 // frames, HTTP responses and the task envelopes. Everything else passes typed values here.
+import { HTTPResponse } from "h3";
 import type { TaskContext, TaskStateValue } from "../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "./errors.ts";
 import type { JsonObject, RequestId } from "./types.ts";
@@ -81,8 +82,20 @@ export function httpStatusFor(error: McpJsonRpcError, era: Era): number {
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
 
-export function jsonResponse(body: string, status = 200, headers?: Record<string, string>): Response {
-  return new Response(body, { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
+/** What the transport answers: h3's response description for JSON, a web Response for streams. */
+export type WireResponse = Response | HTTPResponse;
+
+/**
+ * A JSON answer. h3's HTTPResponse lets h3 write the string in one go with a Content-Length,
+ * where a web Response would be pumped through a stream chunk by chunk.
+ */
+export function jsonResponse(body: string, status = 200, headers?: Record<string, string>): WireResponse {
+  return new HTTPResponse(body, { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
+}
+
+/** An answer without a body (an accepted notification or response, a closed session). */
+export function emptyResponse(status: number, headers?: Record<string, string>): WireResponse {
+  return new HTTPResponse(null, headers ? { status, headers } : { status });
 }
 
 export function errorResponse(
@@ -90,7 +103,7 @@ export function errorResponse(
   error: McpJsonRpcError,
   era: Era,
   headers?: Record<string, string>,
-): Response {
+): WireResponse {
   return jsonResponse(toErrorMessage(id, error), httpStatusFor(error, era), headers);
 }
 

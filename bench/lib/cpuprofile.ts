@@ -37,7 +37,12 @@ export interface ProfileSummary {
   byOrigin: { origin: string; selfUs: number }[];
 }
 
-export function summarizeProfile(path: string, root = process.cwd()): ProfileSummary {
+/**
+ * @param window Only samples taken in [from, to], in microseconds of the monotonic clock the
+ *   profile's timestamps use (on Linux and macOS, `process.hrtime.bigint() / 1000n` of any process).
+ */
+export function summarizeProfile(path: string, opts: { root?: string; window?: [number, number] } = {}): ProfileSummary {
+  const root = opts.root ?? process.cwd();
   const profile = JSON.parse(readFileSync(path, "utf8")) as CpuProfile;
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
@@ -50,7 +55,9 @@ export function summarizeProfile(path: string, root = process.cwd()): ProfileSum
     let key = keyOf.get(node.id);
     if (key === undefined) {
       const { functionName, url, lineNumber } = node.callFrame;
-      key = `${functionName || "(anonymous)"} (${shortUrl(url, root)}${url ? `:${lineNumber + 1}` : ""})`;
+      const where = url ? `${shortUrl(url, root)}:${lineNumber + 1}` : "native";
+      const source = sourceOf(url, lineNumber, root);
+      key = `${functionName || "(anonymous)"} (${source ? `${source} ← ${where}` : where})`;
       keyOf.set(node.id, key);
     }
     return key;
@@ -63,7 +70,10 @@ export function summarizeProfile(path: string, root = process.cwd()): ProfileSum
   let idle = 0;
   let gc = 0;
   const stackKeys = new Set<string>();
+  let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
+    at += profile.timeDeltas[i]!;
+    if (opts.window && (at < opts.window[0] || at > opts.window[1])) continue;
     // timeDeltas[i] is the time before sample i; attribute the following delta to it (the usual convention).
     const dt = profile.timeDeltas[i + 1] ?? 0;
     if (dt <= 0) continue;
@@ -77,7 +87,7 @@ export function summarizeProfile(path: string, root = process.cwd()): ProfileSum
     if (name === "(garbage collector)") gc += dt;
     const key = frameKey(node);
     self.set(key, (self.get(key) ?? 0) + dt);
-    const o = originOf(node.callFrame.url, name, root);
+    const o = originOf(node.callFrame.url, name, root, sourceOf(node.callFrame.url, node.callFrame.lineNumber, root));
     origin.set(o, (origin.get(o) ?? 0) + dt);
     stackKeys.clear();
     for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
@@ -100,10 +110,39 @@ function shortUrl(url: string, root: string): string {
   return path.startsWith("/") ? relative(root, path) : path;
 }
 
-function originOf(url: string, functionName: string, root: string): string {
+/**
+ * The source file a line of the project's bundle (dist/*.mjs) came from, read from the
+ * `//#region src/…` comments the bundler leaves; undefined for anything else.
+ */
+const regionsByFile = new Map<string, { line: number; source: string }[]>();
+function sourceOf(url: string, lineNumber: number, root: string): string | undefined {
+  const short = url ? shortUrl(url, root) : "";
+  if (!short.startsWith("dist/") || url.includes("/node_modules/")) return undefined;
+  let regions = regionsByFile.get(url);
+  if (!regions) {
+    regions = [];
+    try {
+      const lines = readFileSync(new URL(url), "utf8").split("\n");
+      lines.forEach((text, line) => {
+        const m = /^\/\/#region (\S+)/.exec(text);
+        if (m) regions!.push({ line, source: m[1]! });
+      });
+    } catch {}
+    regionsByFile.set(url, regions);
+  }
+  let found: string | undefined;
+  for (const r of regions) {
+    if (r.line > lineNumber) break;
+    found = r.source;
+  }
+  return found;
+}
+
+function originOf(url: string, functionName: string, root: string, source?: string): string {
   if (functionName === "(garbage collector)") return "(gc)";
   if (functionName === "(program)") return "(program)";
   if (!url) return "(native)";
+  if (source) return `${source.split("/")[0]}/`;
   const short = shortUrl(url, root);
   if (short.startsWith("node:")) return "node internals";
   if (url.includes("/node_modules/")) {

@@ -1,7 +1,7 @@
 // One load run: autocannon (in-process API) against a target for a fixed time, with every 2xx
 // response's latency kept at full resolution (autocannon's own histogram rounds to whole ms).
 import autocannon from "autocannon";
-import { cpuTimeOf, rssOf, type Target } from "./proc.ts";
+import { cpuTimeOf, machineBusyUs, rssOf, type Target } from "./proc.ts";
 import type { RawRequest } from "./wire.ts";
 
 export interface LoadOptions {
@@ -24,6 +24,8 @@ export interface RunResult {
   serverCpuUsPerReq?: number;
   /** Load generator CPU as a share of one core during the run. */
   clientCpu: number;
+  /** CPU used by everything else on the machine during the run, in cores (Linux only). */
+  otherCpu?: number;
 }
 
 class Samples {
@@ -51,6 +53,7 @@ export async function runLoad(target: Target, requests: RawRequest[], opts: Load
     if (rss !== undefined && (peakRss === undefined || rss > peakRss)) peakRss = rss;
   }, 250);
   const cpu0 = cpuTimeOf(target.pid);
+  const machine0 = machineBusyUs();
   const client0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -73,6 +76,7 @@ export async function runLoad(target: Target, requests: RawRequest[], opts: Load
   const wallSec = (performance.now() - t0) / 1000;
   clearInterval(rssTimer);
   const cpu1 = cpuTimeOf(target.pid);
+  const machine1 = machineBusyUs();
   const client = process.cpuUsage(client0);
   const ok = latencies.length;
   const end = rssOf(target.pid);
@@ -88,6 +92,10 @@ export async function runLoad(target: Target, requests: RawRequest[], opts: Load
     peakRss,
     serverCpuUsPerReq: cpu0 !== undefined && cpu1 !== undefined && ok > 0 ? (cpu1 - cpu0) / ok : undefined,
     clientCpu: (client.user + client.system) / 1e6 / wallSec,
+    otherCpu:
+      machine0 !== undefined && machine1 !== undefined && cpu0 !== undefined && cpu1 !== undefined
+        ? Math.max(0, (machine1 - machine0 - (cpu1 - cpu0) - (client.user + client.system)) / 1e6 / wallSec)
+        : undefined,
   };
 }
 

@@ -3,13 +3,31 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
+/**
+ * What "h3-mcp" means in bench processes: `dist` (default) is the built package, reached through
+ * package.json exports because bench/tsconfig.dist.json drops the tsconfig path mapping; `src`
+ * is the TypeScript sources through tsx (quicker to iterate, but tsx adds esbuild's keepNames
+ * helpers to every function, which the build does not).
+ */
+export function benchLib(): "dist" | "src" {
+  return process.env.BENCH_LIB === "src" ? "src" : "dist";
+}
+
+/** Environment for a child process so that it resolves "h3-mcp" as `benchLib()` says. */
+export function libEnv(): Record<string, string> {
+  return benchLib() === "dist" ? { BENCH_LIB: "dist", TSX_TSCONFIG_PATH: join(ROOT, "bench/tsconfig.dist.json") } : { BENCH_LIB: "src" };
+}
+
 export interface Target {
   name: string;
   pid: number;
+  /** Where the target's "h3-mcp" resolved, when it uses it. */
+  lib?: string;
   port: number;
   origin: string;
   child: ChildProcess;
@@ -27,6 +45,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** `npm run build`, so that `dist` benches the current sources. */
+export async function buildDist(): Promise<void> {
+  const child = spawn(process.platform === "win32" ? "npm.cmd" : "npm", ["run", "--silent", "build"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (output += c));
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (output += c));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`npm run build exited with ${code}\n${output}`);
+}
+
 /** Starts `bench/targets/<file>` under `node --import tsx`, with extra node flags, and waits until it listens. */
 export async function startTarget(
   name: string,
@@ -36,14 +64,14 @@ export async function startTarget(
   const port = await freePort();
   const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), "--import", "tsx", `bench/targets/${file}`], {
     cwd: ROOT,
-    env: { ...process.env, ...opts.env, PORT: String(port), NODE_ENV: "production" },
+    env: { ...process.env, ...libEnv(), ...opts.env, PORT: String(port), NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
     stderr = (stderr + chunk).slice(-8000);
   });
-  const ready = new Promise<{ pid: number }>((resolve, reject) => {
+  const ready = new Promise<{ pid: number; lib?: string }>((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`${name}: not ready after ${opts.readyTimeoutMs ?? 30_000} ms\n${stderr}`)), opts.readyTimeoutMs ?? 30_000);
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
@@ -59,11 +87,12 @@ export async function startTarget(
       reject(new Error(`${name} exited (${code ?? signal}) before it was ready\n${stderr}`));
     });
   });
-  const { pid } = await ready;
+  const { pid, lib } = await ready;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
     name,
     pid,
+    lib,
     port,
     origin: `http://127.0.0.1:${port}`,
     child,
@@ -99,6 +128,18 @@ export function cpuTimeOf(pid: number): number | undefined {
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[11]) + Number(fields[12]);
     return (ticks / TICKS_PER_SECOND) * 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time spent by the whole machine (all cores, not idle or waiting on I/O) in microseconds, or undefined without /proc. */
+export function machineBusyUs(): number | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!;
+    const [, ...fields] = line.trim().split(/\s+/);
+    const [user, nice, system, , , irq, softirq, steal] = fields.map(Number) as number[];
+    return ((user! + nice! + system! + irq! + softirq! + steal!) / TICKS_PER_SECOND) * 1e6;
   } catch {
     return undefined;
   }

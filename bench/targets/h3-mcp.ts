@@ -23,4 +23,4 @@ app.get("/bench/stats", () => ({ size: tasks.store.size, ...process.memoryUsage(
 const server = serve(app, { port: targetPort(), hostname: HOST, silent: true });
 await server.ready();
 exitOnSignal(() => server.close(true));
-announceReady({ target: "h3-mcp" });
+announceReady({ target: "h3-mcp", lib: import.meta.resolve("h3-mcp") });

@@ -64,7 +64,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         }
         if (isTerminalStatus(snapshot.value)) {
           const abort = entry.abort;
-          store.finish(entry, { value: snapshot.value, context: snapshot.context });
+          store.finish(entry, { value: snapshot.value, context: finalContext(snapshot.context) });
           actor.stop();
           if (snapshot.value !== "completed") abort?.abort(snapshot.value === "cancelled" ? CANCELLED : ENDED);
         }
@@ -75,6 +75,31 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
       return handle;
     },
   };
+}
+
+const NONE = Object.freeze({}) as Record<string, never>;
+const NO_KEYS = Object.freeze([]) as unknown as string[];
+
+/**
+ * What a finished task keeps: the fields its envelope shows, with shared empties for the input
+ * bookkeeping a final state no longer needs. Retained tasks are many; this keeps each one small.
+ */
+function finalContext(c: TaskContext): TaskContext {
+  const kept: TaskContext = {
+    taskId: c.taskId,
+    createdAt: c.createdAt,
+    lastUpdatedAt: c.lastUpdatedAt,
+    ttlMs: c.ttlMs,
+    pollIntervalMs: c.pollIntervalMs,
+    inputRequests: NONE,
+    inputKeys: NONE,
+    issuedKeys: NO_KEYS,
+    answers: NONE,
+  };
+  if (c.statusMessage !== undefined) kept.statusMessage = c.statusMessage;
+  if (c.result !== undefined) kept.result = c.result;
+  if (c.error !== undefined) kept.error = c.error;
+  return kept;
 }
 
 /** The task's current snapshot: the live actor's, or the final one kept after it stopped. */
