@@ -1,6 +1,6 @@
 // The only module that turns values into JSON sent to a client: JSON-RPC envelopes, SSE
 // frames, HTTP responses and the task envelopes. Everything else passes typed values here.
-import { HTTPResponse } from "h3";
+import { FastResponse } from "srvx";
 import type { TaskContext, TaskStateValue } from "../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "./errors.ts";
 import type { JsonObject, RequestId } from "./types.ts";
@@ -82,20 +82,20 @@ export function httpStatusFor(error: McpJsonRpcError, era: Era): number {
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
 
-/** What the transport answers: h3's response description for JSON, a web Response for streams. */
-export type WireResponse = Response | HTTPResponse;
+/** What the transport answers: a fast response for JSON, a web Response for streams. */
+export type WireResponse = Response;
 
 /**
- * A JSON answer. h3's HTTPResponse lets h3 write the string in one go with a Content-Length,
- * where a web Response would be pumped through a stream chunk by chunk.
+ * A JSON answer, as srvx's FastResponse (what h3 itself answers with): Node writes the string in
+ * one go with a Content-Length, where a global Response would be pumped through a web stream.
  */
 export function jsonResponse(body: string, status = 200, headers?: Record<string, string>): WireResponse {
-  return new HTTPResponse(body, { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
+  return new FastResponse(body, { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS }) as Response;
 }
 
 /** An answer without a body (an accepted notification or response, a closed session). */
 export function emptyResponse(status: number, headers?: Record<string, string>): WireResponse {
-  return new HTTPResponse(null, headers ? { status, headers } : { status });
+  return new FastResponse(null, headers ? { status, headers } : { status }) as Response;
 }
 
 export function errorResponse(

@@ -58,7 +58,7 @@ describe("public entries", () => {
       expect(pkg.exports[entry].types).toMatch(/\.d\.mts$/);
       expect(pkg.exports[entry].import).toMatch(/\.mjs$/);
     }
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(["h3", "nanoid", "xstate", "zod"]);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["h3", "nanoid", "srvx", "xstate", "zod"]);
   });
 });
 
