@@ -1,6 +1,8 @@
 // Raw 2026-07-28 requests for the bench: a body string and the headers a conforming client sends,
 // so the load generator replays bytes instead of building objects per request.
 
+import { NAME_PARAM } from "../../test/helpers/name-params.ts";
+
 export const VERSION = "2026-07-28";
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
@@ -10,16 +12,6 @@ export interface RawRequest {
   headers: Record<string, string>;
   body: string;
 }
-
-/** Methods whose `Mcp-Name` header mirrors a params field. */
-const NAME_PARAM: Record<string, string> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-  "tasks/get": "taskId",
-  "tasks/update": "taskId",
-  "tasks/cancel": "taskId",
-};
 
 export interface BuildOptions {
   id?: number | string;

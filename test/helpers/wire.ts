@@ -1,5 +1,6 @@
 import { H3 } from "h3";
 import type { McpHandler } from "../../src/handler.ts";
+import { NAME_PARAM } from "./name-params.ts";
 
 export const V = "2026-07-28";
 export const TASKS = "io.modelcontextprotocol/tasks";
@@ -32,10 +33,9 @@ export function modernRequest(method: string, params: Record<string, unknown> = 
     "mcp-protocol-version": V,
     "mcp-method": method,
   };
-  const name = (params.name ?? params.uri ?? params.taskId) as string | undefined;
-  if (typeof name === "string" && ["tools/call", "prompts/get", "resources/read", "tasks/get", "tasks/update", "tasks/cancel"].includes(method)) {
-    headers["mcp-name"] = name;
-  }
+  const field = NAME_PARAM[method];
+  const name = field === undefined ? undefined : params[field];
+  if (typeof name === "string") headers["mcp-name"] = name;
   for (const [k, v] of Object.entries(opts.headers ?? {})) {
     if (v === null) delete headers[k.toLowerCase()];
     else headers[k.toLowerCase()] = v;

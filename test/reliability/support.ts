@@ -5,6 +5,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { H3 } from "h3";
 import type { McpHandler } from "../../src/handler.ts";
+import { NAME_PARAM } from "../helpers/name-params.ts";
 
 export const V = "2026-07-28";
 export const TASKS = "io.modelcontextprotocol/tasks";
@@ -54,15 +55,6 @@ export interface ModernInit {
   headers?: Record<string, string | null>;
   signal?: AbortSignal;
 }
-
-const NAME_PARAM: Record<string, string> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-  "tasks/get": "taskId",
-  "tasks/update": "taskId",
-  "tasks/cancel": "taskId",
-};
 
 /** The params field `Mcp-Name` mirrors for a method, if any. */
 export function nameParamOf(method: string): string | undefined {
