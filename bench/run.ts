@@ -40,23 +40,25 @@ const config = {
 // --- Targets ---
 
 type TargetKind = "bare" | "h3-mcp" | "sdk";
-/** h3-mcp runs as three processes so that the store one scenario grows never weighs on another. */
-type ProcessKey = "bare" | "sdk" | "mcp" | "mcp-create" | "mcp-store";
+/**
+ * h3-mcp runs as several processes so that the store one scenario grows never weighs on another;
+ * each retained-store size has its own process, all alive together, so their rounds can alternate.
+ */
+type ProcessKey = "bare" | "sdk" | "mcp" | "mcp-create" | `mcp-store-${number}`;
 
-const PROCESSES: Record<ProcessKey, { label: string; file: string; nodeFlags?: string[] }> = {
-  bare: { label: "bare h3", file: "bare-h3.ts" },
-  sdk: { label: "official SDK", file: "sdk.ts" },
-  mcp: { label: "h3-mcp", file: "h3-mcp.ts" },
-  "mcp-create": { label: "h3-mcp", file: "h3-mcp.ts" },
+function processSpec(key: ProcessKey): { file: string; nodeFlags?: string[] } {
+  if (key === "bare") return { file: "bare-h3.ts" };
+  if (key === "sdk") return { file: "sdk.ts" };
   // Up to 1M retained tasks: give the heap room.
-  "mcp-store": { label: "h3-mcp", file: "h3-mcp.ts", nodeFlags: ["--max-old-space-size=8192"] },
-};
+  if (key.startsWith("mcp-store-")) return { file: "h3-mcp.ts", nodeFlags: ["--max-old-space-size=8192"] };
+  return { file: "h3-mcp.ts" };
+}
 
 const running = new Map<ProcessKey, Target>();
 async function target(key: ProcessKey): Promise<Target> {
   let t = running.get(key);
   if (!t) {
-    const spec = PROCESSES[key];
+    const spec = processSpec(key);
     t = await startTarget(key, spec.file, { nodeFlags: spec.nodeFlags });
     running.set(key, t);
   }
@@ -79,23 +81,25 @@ interface Scenario {
   prepare: () => Promise<RawRequest[]>;
   /** What a correct h3-mcp / SDK answer looks like (bare h3 always answers its fixed result). */
   check: (result: Record<string, unknown>) => boolean;
-  /** Stop these processes after the scenario. */
+  /** Stop these processes after the scenario (after its group, when it has one). */
   release?: ProcessKey[];
+  /** Consecutive scenarios of one group are prepared together and their rounds interleaved. */
+  group?: string;
 }
 
 const isText = (r: Record<string, unknown>) => JSON.stringify(r.content) === JSON.stringify([{ type: "text", text: "hello" }]);
 const ALL = { bare: "bare", "h3-mcp": "mcp", sdk: "sdk" } as const;
 
-let storeSample: string[] = [];
-async function fillStore(to: number): Promise<RawRequest[]> {
-  const t = await target("mcp-store");
+async function fillStore(key: ProcessKey, to: number): Promise<RawRequest[]> {
+  const t = await target(key);
   const res = await fetch(`${t.origin}/bench/fill`, { method: "POST", body: JSON.stringify({ to }) });
   const body = (await res.json()) as { size: number; created: number; ms: number; sample: string[] };
   if (body.size !== to) throw new Error(`fill: store holds ${body.size}, expected ${to}`);
-  if (body.created) log(`  filled the h3-mcp store to ${fmtCount(to)} tasks (+${body.created} in ${(body.ms / 1000).toFixed(1)} s)`);
-  storeSample = body.sample;
-  return storeSample.map((id) => requests.getTask(id));
+  if (body.created) log(`  filled an h3-mcp store to ${fmtCount(to)} tasks (+${body.created} in ${(body.ms / 1000).toFixed(1)} s)`);
+  return body.sample.map((id) => requests.getTask(id));
 }
+const storeKey = (n: number): ProcessKey => `mcp-store-${n}`;
+const storeSizes = [1, ...config.fills];
 
 const scenarios: Scenario[] = [
   {
@@ -113,21 +117,25 @@ const scenarios: Scenario[] = [
     check: (r) => r.resultType === "task" && r.status === "working",
     release: ["mcp-create"],
   },
+  // One process per store size, filled first, then all sizes' rounds alternate: a drift of the
+  // machine over the minutes this takes lands on every size alike.
   {
     id: "task-get",
     title: "tasks/get, completed task (1 retained)",
-    processes: { bare: "bare", "h3-mcp": "mcp-store" },
-    prepare: () => fillStore(1),
+    processes: { bare: "bare", "h3-mcp": storeKey(1) },
+    prepare: () => fillStore(storeKey(1), 1),
     check: (r) => r.status === "completed" && isText(r.result as Record<string, unknown>),
+    group: "task-get",
   },
   ...config.fills.map(
     (n, i): Scenario => ({
       id: `task-get-${fmtCount(n)}`,
       title: `tasks/get, ${fmtCount(n)} retained`,
-      processes: { bare: "bare", "h3-mcp": "mcp-store" },
-      prepare: () => fillStore(n),
+      processes: { bare: "bare", "h3-mcp": storeKey(n) },
+      prepare: () => fillStore(storeKey(n), n),
       check: (r) => r.status === "completed",
-      release: i === config.fills.length - 1 ? ["mcp-store"] : undefined,
+      group: "task-get",
+      release: i === config.fills.length - 1 ? storeSizes.map(storeKey) : undefined,
     }),
   ),
   {
@@ -177,37 +185,52 @@ const rows: Row[] = [];
 let libSeen = false;
 const started = Date.now();
 log(`h3-mcp bench (${args.lib}): ${config.rounds} round(s) × ${config.durationSec} s, ${config.connections} connections${quick ? " (quick)" : ""}`);
+// Consecutive scenarios sharing a group run as one batch.
+const batches: Scenario[][] = [];
+for (const scenario of selected) {
+  const last = batches.at(-1);
+  if (scenario.group !== undefined && last?.[0]?.group === scenario.group) last.push(scenario);
+  else batches.push([scenario]);
+}
 try {
-  for (const scenario of selected) {
-    log(`- ${scenario.title}`);
-    const reqs = await scenario.prepare();
-    const kinds = (Object.keys(scenario.processes) as TargetKind[]).filter((k) => scenario.processes[k]);
-    const targets = new Map<TargetKind, Target>();
-    for (const kind of kinds) {
-      const t = await target(scenario.processes[kind]!);
-      if (t.lib && !libSeen) {
-        libSeen = true;
-        log(`  h3-mcp resolves to ${t.lib}`);
+  for (const batch of batches) {
+    const prepared: { scenario: Scenario; reqs: RawRequest[]; targets: Map<TargetKind, Target>; rows: Row[] }[] = [];
+    for (const scenario of batch) {
+      log(`- ${scenario.title}`);
+      const reqs = await scenario.prepare();
+      const kinds = (Object.keys(scenario.processes) as TargetKind[]).filter((k) => scenario.processes[k]);
+      const targets = new Map<TargetKind, Target>();
+      for (const kind of kinds) {
+        const t = await target(scenario.processes[kind]!);
+        if (t.lib && !libSeen) {
+          libSeen = true;
+          log(`  h3-mcp resolves to ${t.lib}`);
+        }
+        targets.set(kind, t);
+        await validate(t, kind, scenario, reqs[0]!);
       }
-      targets.set(kind, t);
-      await validate(t, kind, scenario, reqs[0]!);
+      prepared.push({ scenario, reqs, targets, rows: kinds.map((kind) => ({ scenario, kind, runs: [] as RunResult[] })) });
     }
-    const scenarioRows = kinds.map((kind) => ({ scenario, kind, runs: [] as RunResult[] }));
-    for (const kind of kinds) {
-      if (config.warmupSec > 0) await runLoad(targets.get(kind)!, reqs, { durationSec: config.warmupSec, connections: config.connections });
+    for (const p of prepared) {
+      for (const t of p.targets.values()) {
+        if (config.warmupSec > 0) await runLoad(t, p.reqs, { durationSec: config.warmupSec, connections: config.connections });
+      }
     }
     for (let round = 0; round < config.rounds; round++) {
-      for (const row of scenarioRows) {
-        const run = await runLoad(targets.get(row.kind)!, reqs, { durationSec: config.durationSec, connections: config.connections });
-        if (run.non2xx || run.errors || run.timeouts) {
-          throw new Error(`${row.kind} on ${scenario.title}: ${run.non2xx} non-2xx, ${run.errors} errors, ${run.timeouts} timeouts`);
+      for (const p of prepared) {
+        for (const row of p.rows) {
+          const run = await runLoad(p.targets.get(row.kind)!, p.reqs, { durationSec: config.durationSec, connections: config.connections });
+          if (run.non2xx || run.errors || run.timeouts) {
+            throw new Error(`${row.kind} on ${p.scenario.title}: ${run.non2xx} non-2xx, ${run.errors} errors, ${run.timeouts} timeouts`);
+          }
+          row.runs.push(run);
+          const label = batch.length > 1 ? `${p.scenario.id.padEnd(14)} ` : "";
+          log(`  round ${round + 1} ${label}${row.kind.padEnd(6)} ${Math.round(run.rps).toString().padStart(6)} req/s`);
         }
-        row.runs.push(run);
-        log(`  round ${round + 1} ${row.kind.padEnd(6)} ${Math.round(run.rps).toString().padStart(6)} req/s`);
       }
     }
-    rows.push(...scenarioRows);
-    for (const key of scenario.release ?? []) await stop(key);
+    for (const p of prepared) rows.push(...p.rows);
+    for (const p of prepared) for (const key of p.scenario.release ?? []) await stop(key);
   }
 } finally {
   for (const key of [...running.keys()]) await stop(key);
@@ -405,13 +428,22 @@ if (memory) {
 }
 const fillIds = config.fills.map((n) => `task-get-${fmtCount(n)}`).filter((id) => get(id, "h3-mcp"));
 if (fillIds.length >= 2) {
-  const base = get(fillIds[0]!, "h3-mcp")!.p50;
-  const devs = fillIds.map((id) => [id, get(id, "h3-mcp")!.p50 / base - 1] as const);
+  // The rounds of all store sizes alternate, so each round's p50 is compared with the same round's
+  // p50 at the smallest size; the verdict takes the median of those per-round changes.
+  const runsOf = (id: string) => rows.find((r) => r.scenario.id === id && r.kind === "h3-mcp")!.runs;
+  const p50Of = (run: RunResult) => percentile(Float64Array.from(run.latencies).sort(), 50);
+  const baseRuns = runsOf(fillIds[0]!);
+  const devs = fillIds.map((id) => {
+    const runs = runsOf(id);
+    return [id, median(runs.map((run, i) => p50Of(run) / p50Of(baseRuns[i]!) - 1))] as const;
+  });
   const worst = Math.max(...devs.map(([, d]) => Math.abs(d)));
   verdict(
     `tasks/get p50 within ±10% from ${fmtCount(config.fills[0]!)} to ${fmtCount(config.fills.at(-1)!)} retained`,
     worst <= 0.1,
-    devs.map(([id, d]) => `${id.replace("task-get-", "")}: ${get(id, "h3-mcp")!.p50.toFixed(2)} ms (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)}%)`).join(", "),
+    devs
+      .map(([id, d]) => `${id.replace("task-get-", "")}: ${get(id, "h3-mcp")!.p50.toFixed(2)} ms (${d >= 0 ? "+" : ""}${(d * 100).toFixed(1)}% paired by round)`)
+      .join(", "),
   );
 } else verdict("tasks/get p50 within ±10% across store sizes", undefined, "");
 if (sweep) {

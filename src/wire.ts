@@ -188,6 +188,11 @@ export function toGetTaskResult(snapshot: TaskSnapshotLike): JsonObject {
   return { resultType: "complete", ...toDetailedTask(snapshot) };
 }
 
+/** A final snapshot's `tasks/get` result, serialised: what a finished task keeps. */
+export function toGetTaskResultJson(snapshot: TaskSnapshotLike): string {
+  return JSON.stringify(toGetTaskResult(snapshot));
+}
+
 export function toTaskNotificationParams(snapshot: TaskSnapshotLike, subscriptionId: RequestId): JsonObject {
   return { ...toDetailedTask(snapshot), _meta: { [META.subscriptionId]: subscriptionId } };
 }

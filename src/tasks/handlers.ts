@@ -9,7 +9,7 @@ import type { ToolDefinition } from "../tools.ts";
 import type { JsonObject } from "../types.ts";
 import { EMPTY_ACK, RawJson, toDetailedTask, toGetTaskResult } from "../wire.ts";
 import { snapshotOf } from "./runtime.ts";
-import type { TaskStore } from "./store.ts";
+import { FinishedTask, type TaskStore } from "./store.ts";
 
 export interface TaskHandlerDeps {
   store: TaskStore;
@@ -43,8 +43,7 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         const { taskId, owner } = resolve(event, params);
         const entry = store.get(taskId, owner);
         if (!entry) throw unknown();
-        if (!entry.final) return toGetTaskResult(snapshotOf(entry));
-        return new RawJson((entry.finalJson ??= JSON.stringify(toGetTaskResult(entry.final))));
+        return entry instanceof FinishedTask ? new RawJson(entry.json) : toGetTaskResult(snapshotOf(entry));
       },
     },
     "tasks/update": {

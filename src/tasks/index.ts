@@ -3,4 +3,4 @@ export { mcpTasks } from "./plugin.ts";
 export type { McpTasksOptions, McpTasksPlugin } from "./plugin.ts";
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "../task-api.ts";
 export type { CreateTaskResult, McpTaskContext, McpTaskOptions } from "../task-api.ts";
-export type { TaskStore, TaskEntry } from "./store.ts";
+export type { TaskStore, TaskEntry, FinishedTask, StoredTask } from "./store.ts";

@@ -7,6 +7,7 @@ import { TASKS_EXTENSION, type TaskCapablePlugin } from "../task-api.ts";
 import { createTaskListenFilter, createTaskMethods, requireTaskGate } from "./handlers.ts";
 import { createTaskRuntime } from "./runtime.ts";
 import { createTaskStore, type TaskStore } from "./store.ts";
+import { newTaskId } from "../utils/task-id.ts";
 
 export interface McpTasksOptions {
   /** Serve tasks to this request? A rejected request gets -32601 for tasks/*, no task subscription, and mcpTask throws. */
@@ -54,7 +55,7 @@ export function mcpTasks(options: McpTasksOptions = {}): McpTasksPlugin {
     ttlMs,
     pollIntervalMs: options.pollIntervalMs ?? 1000,
     now,
-    newId: options["~newId"] ?? (() => crypto.randomUUID()),
+    newId: options["~newId"] ?? newTaskId,
     inspect: options.inspect,
   });
   const deps = { store, owner, now };

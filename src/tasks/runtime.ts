@@ -7,7 +7,7 @@ import { describeThrown } from "../utils/describe.ts";
 import { assertCanAsk, type InputRequest } from "../mrtr.ts";
 import type { CreateTaskResult, McpTaskContext, McpTaskOptions } from "../task-api.ts";
 import type { ClientCapabilities, JsonObject } from "../types.ts";
-import { isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "../wire.ts";
+import { isTerminalStatus, toCreateTaskResult, toGetTaskResultJson, type TaskSnapshotLike } from "../wire.ts";
 import type { TaskEntry, TaskStore } from "./store.ts";
 
 // Shared abort reasons: a per-task Error would keep its stopped actor reachable through the stack it captured.
@@ -64,7 +64,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         }
         if (isTerminalStatus(snapshot.value)) {
           const abort = entry.abort;
-          store.finish(entry, { value: snapshot.value, context: finalContext(snapshot.context) });
+          store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
           actor.stop();
           if (snapshot.value !== "completed") abort?.abort(snapshot.value === "cancelled" ? CANCELLED : ENDED);
         }
@@ -77,34 +77,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
   };
 }
 
-const NONE = Object.freeze({}) as Record<string, never>;
-const NO_KEYS = Object.freeze([]) as unknown as string[];
-
-/**
- * What a finished task keeps: the fields its envelope shows, with shared empties for the input
- * bookkeeping a final state no longer needs. Retained tasks are many; this keeps each one small.
- */
-function finalContext(c: TaskContext): TaskContext {
-  const kept: TaskContext = {
-    taskId: c.taskId,
-    createdAt: c.createdAt,
-    lastUpdatedAt: c.lastUpdatedAt,
-    ttlMs: c.ttlMs,
-    pollIntervalMs: c.pollIntervalMs,
-    inputRequests: NONE,
-    inputKeys: NONE,
-    issuedKeys: NO_KEYS,
-    answers: NONE,
-  };
-  if (c.statusMessage !== undefined) kept.statusMessage = c.statusMessage;
-  if (c.result !== undefined) kept.result = c.result;
-  if (c.error !== undefined) kept.error = c.error;
-  return kept;
-}
-
-/** The task's current snapshot: the live actor's, or the final one kept after it stopped. */
+/** A live task's current snapshot. */
 export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
-  if (entry.final) return entry.final;
   const snap = entry.actor!.getSnapshot();
   return { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
 }

@@ -12,6 +12,7 @@ import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { call, modernRequest, TASKS } from "../helpers/wire.ts";
 import { detailedTask, predictedGet, taskFields, type TaskSnapshot as Snapshot } from "./envelope.ts";
+import { FinishedTask } from "../../src/tasks/store.ts";
 import { BOGUS_KEY, describePath, getModelPaths, MODEL_INPUT } from "./paths.ts";
 
 const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
@@ -131,7 +132,7 @@ async function replayOnWire(events: TaskEvent[]): Promise<{ statuses: string[]; 
 
   if (chart.status === "done") {
     await afterTheEnd(app, d, taskId, chart, (t) => (now = t), get);
-    expect(plugin.store.get(taskId, undefined)?.actor, "a finished task lets its actor go").toBeUndefined();
+    expect(plugin.store.get(taskId, undefined), "a finished task lets its actor go").toBeInstanceOf(FinishedTask);
   }
   return { statuses, expired: false };
 }

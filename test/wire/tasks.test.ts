@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool, mcpTask as mcpTaskFromRoot } from "../../src/index.ts";
 import { canCreateTask, mcpTask, mcpTasks } from "../../src/tasks/index.ts";
+import { FinishedTask } from "../../src/tasks/store.ts";
 import { askConfirm, tasksApp } from "../fixtures/tasks-app.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";
@@ -241,7 +242,7 @@ describe("tasks/cancel", () => {
     const after = (await get(app, taskId)).body.result;
     expect(after.status).toBe("cancelled");
     expect(after.result).toBeUndefined();
-    expect(plugin.store.get(taskId, undefined)!.actor).toBeUndefined();
+    expect(plugin.store.get(taskId, undefined)).toBeInstanceOf(FinishedTask);
   });
 
   it("acks a terminal task the same way, and answers -32602 for an unknown one", async () => {
@@ -347,8 +348,12 @@ describe("the store", () => {
     const { taskId } = await create(app, "tool_error");
     await tick();
     const entry = plugin.store.get(taskId, undefined)!;
-    expect(entry.actor).toBeUndefined();
-    expect(entry.final!.value).toBe("completed");
+    expect(entry).toBeInstanceOf(FinishedTask);
+    expect("actor" in entry).toBe(false);
+    const kept = entry as FinishedTask;
+    expect(kept.status).toBe("completed");
+    // What it keeps is exactly what tasks/get answers.
+    expect(JSON.parse(kept.json)).toEqual((await get(app, taskId)).body.result);
   });
 });
 
