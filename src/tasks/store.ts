@@ -1,15 +1,12 @@
-// Tasks in a bounded Map, swept lazily on access. With one TTL per store, insertion order is
-// expiry order, so a sweep walks from the front and stops at the first live task: its cost is
-// what expired, never the store's size. No timer runs, so live tasks never hold a process open.
-//
-// A finished task moves to the FinishedLog (outside the JS heap) and its Map value becomes the
-// log's slot number; replacing a key's value keeps its place in the expiry order.
+// Tasks, bounded and swept lazily on access. Every task is in the TaskTable (outside the JS heap)
+// in creation order, which with one TTL per store is expiry order: a sweep walks from the front
+// and stops at the first task still alive, so its cost is what expired, never the store's size.
+// A running task also has its entry (actor, abort, listeners) in a Map, until it finishes.
+// No timer runs, so tasks never hold a process open.
 import type { AnyActorRef } from "xstate";
 import type { TaskEvent, TaskStateValue } from "../../machines/task.machine.ts";
 import type { TaskSnapshotLike } from "../wire.ts";
-import { FinishedLog, FinishedTask } from "./finished-log.ts";
-
-export { FinishedTask };
+import { TaskTable } from "./task-table.ts";
 
 /** A task whose actor runs. */
 export interface TaskEntry {
@@ -22,6 +19,20 @@ export interface TaskEntry {
   /** Aborted by cancel and expiry; let go once the task is final. */
   abort?: AbortController;
   listeners?: Set<(snapshot: TaskSnapshotLike) => void>;
+}
+
+/**
+ * A task whose actor reached a final state and was stopped. Its final snapshot is kept as the
+ * one thing a client can still ask of it: the `tasks/get` result, serialised once (it can no longer change).
+ */
+export class FinishedTask {
+  constructor(
+    readonly owner: unknown,
+    readonly expiresAt: number,
+    readonly status: TaskStateValue,
+    /** The `tasks/get` result JSON of the final snapshot. */
+    readonly json: string,
+  ) {}
 }
 
 export type StoredTask = TaskEntry | FinishedTask;
@@ -53,9 +64,8 @@ export function createTaskStore(options: {
   /** Called for a live task that expires, before it is dropped. */
   onExpire: (entry: TaskEntry) => void;
 }): TaskStore {
-  /** A live task's entry, or a finished task's slot in `finished`. */
-  const tasks = new Map<string, TaskEntry | number>();
-  const finished = new FinishedLog();
+  const table = new TaskTable();
+  const running = new Map<string, TaskEntry>();
   let listenerCount = 0;
   /** The front task's expiry, the earliest of all: until then a sweep has nothing to do. */
   let nextExpiry = Infinity;
@@ -63,63 +73,60 @@ export function createTaskStore(options: {
   const sweep = () => {
     const now = options.now();
     if (now < nextExpiry) return 0;
-    nextExpiry = Infinity;
     let dropped = 0;
-    for (const [id, task] of tasks) {
-      if (typeof task === "number") {
-        const expiresAt = finished.expiresAt(task);
-        if (expiresAt > now) {
-          nextExpiry = expiresAt;
-          break;
-        }
-        finished.remove(task);
-      } else {
-        if (task.expiresAt > now) {
-          nextExpiry = task.expiresAt;
-          break;
-        }
-        // Expiring a live task finishes it, which moves it to the log; it goes from there.
-        if (task.actor) options.onExpire(task);
-        if (task.listeners) listenerCount -= task.listeners.size;
-        const slot = tasks.get(id);
-        if (typeof slot === "number") finished.remove(slot);
+    for (let p = table.front(); p !== -1; p = table.front()) {
+      if (table.expiresAt(p) > now) break;
+      if (table.status(p) === undefined) {
+        const id = table.id(p);
+        const entry = running.get(id)!;
+        // Expiring a running task finishes it (its actor fails and stops); then it goes.
+        if (entry.actor) options.onExpire(entry);
+        if (entry.listeners) listenerCount -= entry.listeners.size;
+        running.delete(id);
       }
-      tasks.delete(id);
+      table.dropFront();
       dropped++;
     }
+    const front = table.front();
+    nextExpiry = front === -1 ? Infinity : table.expiresAt(front);
     return dropped;
   };
 
-  const lookup = (id: string, owner: unknown): TaskEntry | number | undefined => {
+  /** The task's position when it exists, is not expired and belongs to `owner`; else -1. */
+  const lookup = (id: string, owner: unknown): number => {
     sweep();
-    const task = tasks.get(id);
-    if (task === undefined) return undefined;
-    if (typeof task === "number") return finished.ownedBy(task, owner) ? task : undefined;
-    return task.owner === owner ? task : undefined;
+    const p = table.find(id);
+    return p !== -1 && table.owner(p) === owner ? p : -1;
   };
+  const runningAt = (p: number, id: string) => (table.status(p) === undefined ? running.get(id) : undefined);
 
   return {
     create(entry) {
       sweep();
-      if (tasks.size >= options.max) return false;
-      tasks.set(entry.id, entry);
-      if (tasks.size === 1) nextExpiry = entry.expiresAt;
+      if (table.count >= options.max) return false;
+      if (table.find(entry.id) !== -1) throw new Error(`Task id ${entry.id} is already in use`);
+      table.add(entry.id, entry.owner, entry.expiresAt);
+      running.set(entry.id, entry);
+      if (table.count === 1) nextExpiry = entry.expiresAt;
       return true;
     },
     get(id, owner) {
-      const task = lookup(id, owner);
-      return typeof task === "number" ? finished.read(task) : task;
+      const p = lookup(id, owner);
+      if (p === -1) return undefined;
+      const status = table.status(p);
+      return status === undefined ? running.get(id) : new FinishedTask(owner, table.expiresAt(p), status, table.json(p));
     },
     send(id, owner, event) {
-      const entry = lookup(id, owner);
-      if (entry === undefined) return false;
-      if (typeof entry !== "number") entry.actor?.send(event);
+      const p = lookup(id, owner);
+      if (p === -1) return false;
+      runningAt(p, id)?.actor?.send(event);
       return true;
     },
     subscribe(id, owner, listener) {
-      const entry = lookup(id, owner);
-      if (entry === undefined) return undefined;
-      if (typeof entry === "number" || !entry.actor) return () => {};
+      const p = lookup(id, owner);
+      if (p === -1) return undefined;
+      const entry = runningAt(p, id);
+      if (!entry?.actor) return () => {};
       (entry.listeners ??= new Set()).add(listener);
       listenerCount++;
       return () => {
@@ -133,19 +140,20 @@ export function createTaskStore(options: {
         listenerCount -= entry.listeners.size;
         entry.listeners = undefined;
       }
-      if (tasks.get(entry.id) === entry) tasks.set(entry.id, finished.add(new FinishedTask(entry.owner, entry.expiresAt, status, json)));
+      if (running.get(entry.id) !== entry) return;
+      running.delete(entry.id);
+      table.finish(table.find(entry.id), status, json);
     },
     sweep,
     get size() {
       sweep();
-      return tasks.size;
+      return table.count;
     },
     get listenerCount() {
       return listenerCount;
     },
     get externalBytes() {
-      return finished.externalBytes;
+      return table.externalBytes;
     },
   };
 }
-
