@@ -3,8 +3,10 @@
 //   node --expose-gc --import tsx bench/memory.ts [--n 100000] [--json]
 // "finished": the task's run returns at once (kept as its final snapshot, actor stopped).
 // "working":  the task's run awaits a promise that never settles (live actor, pending run).
-// The result payload of a finished task ({ content: [{ type: "text", text }] }) is measured
-// separately the same way, so the figure "beyond the payload" is the store's own cost.
+// The store keeps tasks outside the JS heap (typed arrays and Buffer chunks): its own count of
+// those bytes is added, so every figure is heap + off-heap. "Beyond the payload" subtracts the
+// UTF-8 size of the result a finished task returns ({ content: [{ type: "text", text }] }), which
+// the store must keep whatever its layout.
 import { parseArgs } from "node:util";
 import { createBenchApp } from "./lib/mcp-app.ts";
 import { fillTasks } from "./lib/fill.ts";
@@ -36,8 +38,11 @@ async function settledHeap(): Promise<number> {
 export interface TaskMemory {
   kind: "finished" | "working";
   n: number;
+  /** Heap + off-heap. */
   bytesPerTask: number;
-  /** Finished tasks only: the heap per task once each was read by one tasks/get (whatever a read leaves cached). */
+  heapPerTask: number;
+  offHeapPerTask: number;
+  /** Finished tasks only: heap + off-heap per task once each was read by one tasks/get (whatever a read leaves cached). */
   bytesPerTaskAfterGet?: number;
   status: string;
   createUs: number;
@@ -48,13 +53,21 @@ async function measureTasks(kind: "finished" | "working"): Promise<TaskMemory> {
   const bench = createBenchApp();
   // Warm the code paths (JIT, h3 router, zod) in this very app; those tasks are part of the baseline.
   await fillTasks(bench.app, WARMUP, undefined, request);
-  // Allocated before the baseline, so keeping the ids costs nothing in the delta.
-  const ids: string[] = new Array(N).fill("");
+  // The ids are kept as bytes allocated before the baseline, so keeping them costs nothing in the delta.
+  const ID_BYTES = 36;
+  const ids = Buffer.alloc(N * ID_BYTES);
+  const idAt = (i: number) => ids.toString("latin1", i * ID_BYTES, (i + 1) * ID_BYTES);
+  const store = bench.tasks.store;
   const before = await settledHeap();
+  const offBefore = store.externalBytes;
   let at = 0;
-  const { ms } = await fillTasks(bench.app, N, (id) => (ids[at++] = id), request);
+  const { ms } = await fillTasks(bench.app, N, (id) => {
+    if (id.length !== ID_BYTES) throw new Error(`unexpected task id ${id}`);
+    ids.write(id, at++ * ID_BYTES, "latin1");
+  }, request);
   const after = await settledHeap();
-  const last = ids[N - 1]!;
+  const offHeapPerTask = (store.externalBytes - offBefore) / N;
+  const last = idAt(N - 1);
   // The app (and its store) must still be alive here, and every task in the expected state.
   const res = await bench.app.fetch(toWebRequest(requests.getTask(last)));
   const body = (await res.json()) as { result?: { status?: string } };
@@ -62,29 +75,21 @@ async function measureTasks(kind: "finished" | "working"): Promise<TaskMemory> {
   if (bench.tasks.store.size !== WARMUP + N) throw new Error(`store holds ${bench.tasks.store.size}, expected ${WARMUP + N}`);
   let bytesPerTaskAfterGet: number | undefined;
   if (kind === "finished") {
-    for (const id of ids) await (await bench.app.fetch(toWebRequest(requests.getTask(id)))).text();
-    bytesPerTaskAfterGet = ((await settledHeap()) - before) / N;
+    for (let i = 0; i < N; i++) await (await bench.app.fetch(toWebRequest(requests.getTask(idAt(i))))).text();
+    bytesPerTaskAfterGet = ((await settledHeap()) - before + store.externalBytes - offBefore) / N;
     // Keeps the app, and so the store, reachable until after the measurement.
     if (bench.tasks.store.size !== WARMUP + N) throw new Error("tasks went missing after tasks/get");
   }
-  return { kind, n: N, bytesPerTask: (after - before) / N, bytesPerTaskAfterGet, status, createUs: (ms * 1000) / N };
+  const heapPerTask = (after - before) / N;
+  return { kind, n: N, bytesPerTask: heapPerTask + offHeapPerTask, heapPerTask, offHeapPerTask, bytesPerTaskAfterGet, status, createUs: (ms * 1000) / N };
 }
 
-/** The heap of N result payloads shaped as a finished task keeps them, with a fresh text string each. */
-async function measurePayload(): Promise<number> {
-  const keep: unknown[] = new Array(N);
-  const before = await settledHeap();
-  for (let i = 0; i < N; i++) {
-    const text = JSON.parse(`"${ECHO_TEXT}"`) as string;
-    keep[i] = { content: [{ type: "text", text }] };
-  }
-  const after = await settledHeap();
-  const per = (after - before) / N;
-  keep.length = 0;
-  return per;
+/** What the store must keep of a finished task's result whatever its layout: its JSON, as UTF-8. */
+function payloadBytes(): number {
+  return Buffer.byteLength(JSON.stringify({ resultType: "complete", content: [{ type: "text", text: ECHO_TEXT }] }));
 }
 
-const payload = await measurePayload();
+const payload = payloadBytes();
 const finished = await measureTasks("finished");
 await settledHeap();
 const working = await measureTasks("working");
@@ -102,8 +107,8 @@ if (values.json) {
 } else {
   const kb = (b: number) => `${(b / 1024).toFixed(2)} KB`;
   console.log(`N = ${N}, ${process.version}`);
-  console.log(`finished task: ${kb(finished.bytesPerTask)} per task (${kb(report.finished.beyondPayload)} beyond a ${payload.toFixed(0)} B result payload), status ${finished.status}, ${finished.createUs.toFixed(1)} µs to create in-process`);
+  console.log(`finished task: ${kb(finished.bytesPerTask)} per task (heap ${kb(finished.heapPerTask)} + off-heap ${kb(finished.offHeapPerTask)}; ${kb(report.finished.beyondPayload)} beyond a ${payload.toFixed(0)} B result payload), status ${finished.status}, ${finished.createUs.toFixed(1)} µs to create in-process`);
   console.log(`finished task after one tasks/get each: ${kb(finished.bytesPerTaskAfterGet!)} per task`);
-  console.log(`working task:  ${kb(working.bytesPerTask)} per task, status ${working.status}, ${working.createUs.toFixed(1)} µs to create in-process`);
+  console.log(`working task:  ${kb(working.bytesPerTask)} per task (heap ${kb(working.heapPerTask)} + off-heap ${kb(working.offHeapPerTask)}), status ${working.status}, ${working.createUs.toFixed(1)} µs to create in-process`);
 }
 process.exit(0);

@@ -241,8 +241,8 @@ try {
 interface MemoryReport {
   n: number;
   payloadBytes: number;
-  finished: { bytesPerTask: number; beyondPayload: number; bytesPerTaskAfterGet?: number; status: string; createUs: number };
-  working: { bytesPerTask: number; status: string; createUs: number };
+  finished: { bytesPerTask: number; heapPerTask: number; offHeapPerTask: number; beyondPayload: number; bytesPerTaskAfterGet?: number; status: string; createUs: number };
+  working: { bytesPerTask: number; heapPerTask: number; offHeapPerTask: number; status: string; createUs: number };
 }
 interface SweepReport {
   cases: { kind: string; expired: number; live: number; sweepUs: number; nsPerExpired: number; idleSweepUs: number; refNsPerExpired: number }[];
@@ -359,17 +359,17 @@ if (memory) {
   const kb = (b: number) => `${(b / 1024).toFixed(2)} KB`;
   out.push(
     "",
-    `Heap per retained task (N = ${fmtCount(memory.n)}, heapUsed delta after full GC ÷ N):`,
+    `Memory per retained task (N = ${fmtCount(memory.n)}): JS heap (heapUsed delta after full GC ÷ N) plus what the store holds outside the heap (its typed arrays and Buffer chunks ÷ N):`,
     "",
-    "| task | heap per task | beyond result payload | in-process create |",
-    "| --- | ---: | ---: | ---: |",
-    `| finished (${memory.finished.status}) | ${kb(memory.finished.bytesPerTask)} | ${kb(memory.finished.beyondPayload)} (payload ${memory.payloadBytes.toFixed(0)} B) | ${memory.finished.createUs.toFixed(0)} µs |`,
+    "| task | heap | off-heap | total | total beyond result payload | in-process create |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+    `| finished (${memory.finished.status}) | ${kb(memory.finished.heapPerTask)} | ${kb(memory.finished.offHeapPerTask)} | ${kb(memory.finished.bytesPerTask)} | ${kb(memory.finished.beyondPayload)} (payload ${memory.payloadBytes.toFixed(0)} B) | ${memory.finished.createUs.toFixed(0)} µs |`,
     ...(memory.finished.bytesPerTaskAfterGet === undefined
       ? []
       : [
-          `| finished, after one tasks/get each | ${kb(memory.finished.bytesPerTaskAfterGet)} | ${kb(memory.finished.bytesPerTaskAfterGet - memory.payloadBytes)} | |`,
+          `| finished, after one tasks/get each | | | ${kb(memory.finished.bytesPerTaskAfterGet)} | ${kb(memory.finished.bytesPerTaskAfterGet - memory.payloadBytes)} | |`,
         ]),
-    `| working (${memory.working.status}) | ${kb(memory.working.bytesPerTask)} | – | ${memory.working.createUs.toFixed(0)} µs |`,
+    `| working (${memory.working.status}) | ${kb(memory.working.heapPerTask)} | ${kb(memory.working.offHeapPerTask)} | ${kb(memory.working.bytesPerTask)} | – | ${memory.working.createUs.toFixed(0)} µs |`,
   );
 }
 if (sweep) {
@@ -419,9 +419,13 @@ if (memory) {
   verdict(
     "≤ 1.5 KB heap per finished task beyond its payload",
     worstFinished <= 1536,
-    `${(memory.finished.beyondPayload / 1024).toFixed(2)} KB at N = ${fmtCount(memory.n)}${polled === undefined ? "" : `; ${(polled / 1024).toFixed(2)} KB once read by tasks/get`}`,
+    `${(memory.finished.beyondPayload / 1024).toFixed(2)} KB heap + off-heap at N = ${fmtCount(memory.n)} (heap alone ${(memory.finished.heapPerTask / 1024).toFixed(2)} KB)${polled === undefined ? "" : `; ${(polled / 1024).toFixed(2)} KB once read by tasks/get`}`,
   );
-  verdict("≤ 8 KB heap per working task", memory.working.bytesPerTask <= 8192, `${(memory.working.bytesPerTask / 1024).toFixed(2)} KB at N = ${fmtCount(memory.n)}`);
+  verdict(
+    "≤ 8 KB heap per working task",
+    memory.working.bytesPerTask <= 8192,
+    `${(memory.working.bytesPerTask / 1024).toFixed(2)} KB heap + off-heap at N = ${fmtCount(memory.n)}`,
+  );
 } else {
   verdict("≤ 1.5 KB heap per finished task beyond its payload", undefined, "");
   verdict("≤ 8 KB heap per working task", undefined, "");

@@ -174,7 +174,9 @@ export async function respond(
   const id = ctx.requestId;
   if (!channel) {
     try {
-      return jsonResponse(toResultMessage(id, await run()), 200, headers);
+      // Most handlers answer synchronously: no await, no extra microtask turn.
+      const value = run();
+      return jsonResponse(toResultMessage(id, isThenable(value) ? await value : value), 200, headers);
     } catch (error) {
       return errorResponse(id, toJsonRpcError(ctx["~report"](error)), era, headers);
     }
@@ -225,4 +227,8 @@ function settle(run: () => unknown): Promise<Settled> {
   } catch (error) {
     return Promise.resolve({ ok: false, error });
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }

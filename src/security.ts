@@ -14,10 +14,15 @@ export function createOriginCheck(policy: OriginPolicy = {}): (request: Request)
   const hosts = policy.allowedHosts === false ? undefined : new Set((policy.allowedHosts ?? LOCAL_HOSTS).map((h) => h.toLowerCase()));
   const origins =
     policy.allowedOrigins === false ? undefined : (policy.allowedOrigins ?? LOCAL_HOSTS).map((o) => o.toLowerCase());
+  // Clients send the same Host on every request: the last accepted value skips the parsing.
+  let lastAllowedHost: string | undefined;
   return (request) => {
     if (hosts) {
       const host = request.headers.get("host") ?? new URL(request.url).host;
-      if (!hosts.has(stripPort(host.toLowerCase()))) return "Host not allowed";
+      if (host !== lastAllowedHost) {
+        if (!hosts.has(stripPort(host.toLowerCase()))) return "Host not allowed";
+        lastAllowedHost = host;
+      }
     }
     const origin = request.headers.get("origin");
     if (origin !== null && origins && !originAllowed(origin.toLowerCase(), origins)) return "Origin not allowed";
