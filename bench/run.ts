@@ -29,8 +29,8 @@ process.env.BENCH_LIB = args.lib;
 
 const quick = args.quick;
 const config = {
-  rounds: Number(args.rounds ?? (quick ? 1 : 3)),
-  durationSec: Number(args.duration ?? (quick ? 1 : 5)),
+  rounds: Number(args.rounds ?? (quick ? 1 : 10)),
+  durationSec: Number(args.duration ?? (quick ? 1 : 2)),
   warmupSec: Number(args.warmup ?? (quick ? 0.5 : 1)),
   connections: Number(args.connections ?? 20),
   fills: quick ? [100, 1_000, 5_000] : [1_000, 100_000, 1_000_000],
@@ -452,11 +452,12 @@ if (fillIds.length >= 2) {
 } else verdict("tasks/get p50 within ±10% across store sizes", undefined, "");
 if (sweep) {
   const finished = sweep.cases.filter((c) => c.kind === "finished");
-  // O(expired): the sweep may touch the expired entries and must not touch the live ones. Its cost per
-  // expired task is compared with a plain Map walk deleting as many entries from its front (same E,
-  // same L): that reference carries what the memory system charges as E and L grow (cache misses
-  // once the entries stop fitting in cache), so a sweep within 2× of it at every (E, L) does no
-  // work beyond the expired entries. The growth with E and with L is printed for the record.
+  // O(expired): the sweep may touch the expired entries and must not touch the live ones. An
+  // O(store size) sweep would grow about 100× when L grows 100× at the same E; touching only the
+  // expired entries still grows somewhat, because E scattered entries stop fitting in cache as the
+  // store grows. The reference (a plain Map of E + L objects deleting E from its front) carries
+  // that cache effect, so the verdict is: the sweep grows with L no more than max(2×, 1.5× the
+  // reference's growth). The growth with E is printed for the record.
   const minL = Math.min(...finished.map((c) => c.live));
   const byE = finished.filter((c) => c.live === minL).sort((a, b) => a.expired - b.expired);
   const firstE = byE[0];
@@ -466,18 +467,18 @@ if (sweep) {
   const fewLive = sameE[0];
   const manyLive = sameE.at(-1);
   const growsWithL = fewLive && manyLive && fewLive !== manyLive;
-  const worstVsRef = Math.max(...finished.map((c) => c.nsPerExpired / c.refNsPerExpired));
+  const lGrowth = growsWithL ? manyLive!.sweepUs / fewLive!.sweepUs : undefined;
+  const refLGrowth = growsWithL ? manyLive!.refNsPerExpired / fewLive!.refNsPerExpired : undefined;
   const working = sweep.cases.find((c) => c.kind === "working");
   verdict(
     "lazy sweep costs O(expired)",
-    finished.length ? worstVsRef <= 2 : undefined,
+    lGrowth === undefined ? undefined : lGrowth <= Math.max(2, 1.5 * refLGrowth!),
     [
-      `per expired task at most ${worstVsRef.toFixed(2)}× a plain Map delete`,
+      growsWithL
+        ? `L ${fmtCount(fewLive!.live)} → ${fmtCount(manyLive!.live)} at E = ${fmtCount(fewLive!.expired)}: sweep ${(fewLive!.sweepUs / 1000).toFixed(2)} → ${(manyLive!.sweepUs / 1000).toFixed(2)} ms (×${lGrowth!.toFixed(1)}; plain Map ×${refLGrowth!.toFixed(1)})`
+        : "",
       growsWithE
         ? `E ${fmtCount(firstE!.expired)} → ${fmtCount(lastE!.expired)}: ${firstE!.nsPerExpired.toFixed(0)} → ${lastE!.nsPerExpired.toFixed(0)} ns per expired task (plain Map: ${firstE!.refNsPerExpired.toFixed(0)} → ${lastE!.refNsPerExpired.toFixed(0)} ns)`
-        : "",
-      growsWithL
-        ? `L ${fmtCount(fewLive!.live)} → ${fmtCount(manyLive!.live)} at E = ${fmtCount(fewLive!.expired)}: ${fewLive!.nsPerExpired.toFixed(0)} → ${manyLive!.nsPerExpired.toFixed(0)} ns (plain Map: ${fewLive!.refNsPerExpired.toFixed(0)} → ${manyLive!.refNsPerExpired.toFixed(0)} ns)`
         : "",
       working ? `an expiring working task costs ${(working.nsPerExpired / 1000).toFixed(1)} µs (its actor fails and stops)` : "",
     ]

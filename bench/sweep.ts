@@ -93,8 +93,8 @@ function plainMapDeletes(expired: number, live: number): number {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 for (const [i, [expired, live, kind]] of [...WARMUP, ...cases].entries()) {
-  // Small cases are repeated (median of 3): one sweep of a few hundred µs is at the mercy of a GC or a deopt.
-  const repeats = expired + live <= 20_000 ? 3 : 1;
+  // Small cases are repeated (median of 5): one sweep of a few hundred µs is at the mercy of a GC or a deopt.
+  const repeats = expired + live <= 20_000 ? 5 : 1;
   const runs: { sweepUs: number; idleSweepUs: number }[] = [];
   for (let r = 0; r < repeats; r++) runs.push(await measure(expired, live, kind));
   const sweepUs = median(runs.map((r) => r.sweepUs));

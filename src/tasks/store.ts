@@ -78,11 +78,13 @@ export function createTaskStore(options: {
       if (table.expiresAt(p) > now) break;
       if (table.status(p) === undefined) {
         const id = table.id(p);
-        const entry = running.get(id)!;
-        // Expiring a running task finishes it (its actor fails and stops); then it goes.
-        if (entry.actor) options.onExpire(entry);
-        if (entry.listeners) listenerCount -= entry.listeners.size;
-        running.delete(id);
+        const entry = running.get(id);
+        if (entry) {
+          // Expiring a running task finishes it (its actor fails and stops); then it goes.
+          if (entry.actor) options.onExpire(entry);
+          if (entry.listeners) listenerCount -= entry.listeners.size;
+          running.delete(id);
+        }
       }
       table.dropFront();
       dropped++;

@@ -3,9 +3,10 @@
 //
 // Why: on V8 each young-generation collection costs time in proportion to the old generation, so
 // a store holding a million tasks as JS objects and strings (even a Map of a million id strings)
-// slows down every request the process serves. Here the per-task fields live in typed arrays, the
-// id and JSON bytes in Buffer chunks (outside the collector's pages), and lookups go through an
-// open-addressing hash table over the same typed arrays: the heap holds no per-task object at all.
+// slows down every request the process serves. Here each task is one 32-byte record in a typed
+// array, its id and JSON bytes sit side by side in a Buffer chunk (outside the collector's pages),
+// and lookups go through an open-addressing index of record positions: the heap holds no
+// per-task object at all, and a lookup touches about three cache lines wherever the task is.
 //
 // Tasks sit in a ring in creation order, which with one TTL per store is expiry order: the store
 // sweeps from the front and stops at the first task still alive.
@@ -19,20 +20,25 @@ const STATUSES: readonly (TaskStateValue | undefined)[] = [undefined, "completed
 const LIVE = 0;
 const INITIAL = 64;
 
+// A record: eight 32-bit words, the last two being the expiry as a float64.
+const WORDS = 8;
+const HASH = 0;
+const OWNER = 1;
+const CHUNK = 2;
+const AT = 3;
+const KEY_LENGTH = 4;
+/** Status in the top 3 bits, the JSON's byte length (which follows the id's bytes) in the rest. */
+const STATUS_JSON = 5;
+const EXPIRY = 3; // in float64 units
+const JSON_BITS = 29;
+const JSON_MASK = (1 << JSON_BITS) - 1;
+
 export class TaskTable {
   // The ring: `count` tasks from `head`, positions modulo the capacity (a power of two).
   private head = 0;
   private size = 0;
-  private expiry = new Float64Array(INITIAL);
-  private hashOf = new Uint32Array(INITIAL);
-  private ownerOf = new Uint32Array(INITIAL);
-  private statusOf = new Uint8Array(INITIAL);
-  private keyChunk = new Uint32Array(INITIAL);
-  private keyAt = new Uint32Array(INITIAL);
-  private keyLength = new Uint32Array(INITIAL);
-  private jsonChunk = new Uint32Array(INITIAL);
-  private jsonAt = new Uint32Array(INITIAL);
-  private jsonLength = new Uint32Array(INITIAL);
+  private records = new Uint32Array(INITIAL * WORDS);
+  private expiries = new Float64Array(this.records.buffer);
 
   // Open addressing with linear probing: position + 1, 0 for empty; at most half full.
   private index = new Int32Array(INITIAL * 2);
@@ -62,25 +68,26 @@ export class TaskTable {
 
   /** Bytes held outside the JS heap, for memory figures. */
   get externalBytes(): number {
-    let bytes = this.expiry.byteLength * 2 + this.hashOf.byteLength * 8 + this.statusOf.byteLength + this.index.byteLength;
+    let bytes = this.records.byteLength + this.index.byteLength;
     for (const chunk of this.chunks) bytes += chunk?.byteLength ?? 0;
     return bytes;
   }
 
   /** Appends a running task; returns its position (valid until the next `add`). */
   add(id: string, owner: unknown, expiresAt: number): number {
-    if (this.size === this.expiry.length) this.grow();
-    const p = (this.head + this.size) & (this.expiry.length - 1);
+    if (this.size === this.capacity) this.grow();
+    const p = (this.head + this.size) & (this.capacity - 1);
     this.size++;
     const hash = hashOf(id);
-    this.expiry[p] = expiresAt;
-    this.hashOf[p] = hash;
-    this.ownerOf[p] = this.ownerId(owner);
-    this.statusOf[p] = LIVE;
-    const [chunk, at, length] = this.write(id);
-    this.keyChunk[p] = chunk;
-    this.keyAt[p] = at;
-    this.keyLength[p] = length;
+    const r = p * WORDS;
+    const [chunk, at, length] = this.write(id, "");
+    this.records[r + HASH] = hash;
+    this.records[r + OWNER] = this.ownerId(owner);
+    this.records[r + CHUNK] = chunk;
+    this.records[r + AT] = at;
+    this.records[r + KEY_LENGTH] = length;
+    this.records[r + STATUS_JSON] = LIVE;
+    this.expiries[p * 4 + EXPIRY] = expiresAt;
     this.insert(p, hash);
     return p;
   }
@@ -93,42 +100,48 @@ export class TaskTable {
       const entry = this.index[i]!;
       if (entry === 0) return -1;
       const p = entry - 1;
-      if (this.hashOf[p] === hash && this.id(p) === id) return p;
+      if (this.records[p * WORDS + HASH] === hash && this.id(p) === id) return p;
     }
   }
 
   id(p: number): string {
-    const at = this.keyAt[p]!;
-    return this.chunks[this.keyChunk[p]!]!.toString("utf8", at, at + this.keyLength[p]!);
+    const r = p * WORDS;
+    const at = this.records[r + AT]!;
+    return this.chunks[this.records[r + CHUNK]!]!.toString("utf8", at, at + this.records[r + KEY_LENGTH]!);
   }
 
   owner(p: number): unknown {
-    return this.ownerValues[this.ownerOf[p]!];
+    return this.ownerValues[this.records[p * WORDS + OWNER]!];
   }
 
   expiresAt(p: number): number {
-    return this.expiry[p]!;
+    return this.expiries[p * 4 + EXPIRY]!;
   }
 
   /** The final status, or undefined while the task runs. */
   status(p: number): TaskStateValue | undefined {
-    return STATUSES[this.statusOf[p]!];
+    return STATUSES[this.records[p * WORDS + STATUS_JSON]! >>> JSON_BITS];
   }
 
-  /** Keeps a finished task's `tasks/get` JSON. */
+  /** Keeps a finished task's `tasks/get` JSON, written right after a fresh copy of its id. */
   finish(p: number, status: TaskStateValue, json: string): void {
     const code = STATUSES.indexOf(status);
     if (code <= LIVE) throw new TypeError(`Not a final status: ${status}`);
-    this.statusOf[p] = code;
-    const [chunk, at, length] = this.write(json);
-    this.jsonChunk[p] = chunk;
-    this.jsonAt[p] = at;
-    this.jsonLength[p] = length;
+    const r = p * WORDS;
+    const id = this.id(p);
+    const [chunk, at, length] = this.write(id, json);
+    const jsonLength = length - this.records[r + KEY_LENGTH]!;
+    if (jsonLength > JSON_MASK) throw new RangeError(`A task result of ${jsonLength} bytes is too large to keep`);
+    this.release(this.records[r + CHUNK]!);
+    this.records[r + CHUNK] = chunk;
+    this.records[r + AT] = at;
+    this.records[r + STATUS_JSON] = ((code << JSON_BITS) | jsonLength) >>> 0;
   }
 
   json(p: number): string {
-    const at = this.jsonAt[p]!;
-    return this.chunks[this.jsonChunk[p]!]!.toString("utf8", at, at + this.jsonLength[p]!);
+    const r = p * WORDS;
+    const at = this.records[r + AT]! + this.records[r + KEY_LENGTH]!;
+    return this.chunks[this.records[r + CHUNK]!]!.toString("utf8", at, at + (this.records[r + STATUS_JSON]! & JSON_MASK));
   }
 
   /** The oldest task's position, or -1 when empty. */
@@ -139,17 +152,21 @@ export class TaskTable {
   /** Drops the oldest task. */
   dropFront(): void {
     const p = this.head;
+    const r = p * WORDS;
     this.unindex(p);
-    this.release(this.keyChunk[p]!);
-    if (this.statusOf[p] !== LIVE) this.release(this.jsonChunk[p]!);
-    const owner = this.ownerOf[p]!;
+    this.release(this.records[r + CHUNK]!);
+    const owner = this.records[r + OWNER]!;
     if (--this.ownerRefs[owner]! === 0) {
       this.ownerIds.delete(this.ownerValues[owner]);
       this.ownerValues[owner] = undefined;
       this.freeOwners.push(owner);
     }
-    this.head = (this.head + 1) & (this.expiry.length - 1);
+    this.head = (this.head + 1) & (this.capacity - 1);
     this.size--;
+  }
+
+  private get capacity(): number {
+    return this.records.length / WORDS;
   }
 
   // --- Internal ---
@@ -165,10 +182,10 @@ export class TaskTable {
   private unindex(p: number): void {
     const index = this.index;
     const mask = index.length - 1;
-    let hole = this.hashOf[p]! & mask;
+    let hole = this.records[p * WORDS + HASH]! & mask;
     while (index[hole] !== p + 1) hole = (hole + 1) & mask;
     for (let i = (hole + 1) & mask; index[i] !== 0; i = (i + 1) & mask) {
-      const home = this.hashOf[index[i]! - 1]! & mask;
+      const home = this.records[(index[i]! - 1) * WORDS + HASH]! & mask;
       // The entry at i may fill the hole unless its home lies cyclically in (hole, i].
       const stays = hole <= i ? hole < home && home <= i : hole < home || home <= i;
       if (stays) continue;
@@ -180,50 +197,43 @@ export class TaskTable {
 
   /** Doubles the ring (oldest task first at position 0) and rebuilds the index for it. */
   private grow(): void {
-    const old = this.expiry.length;
-    const size = old * 2;
-    const order = <T extends Float64Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Uint8Array<ArrayBuffer>>(from: T): T => {
-      const to = new (from.constructor as new (n: number) => T)(size);
-      to.set(from.subarray(this.head));
-      to.set(from.subarray(0, this.head), old - this.head);
-      return to;
-    };
-    this.expiry = order(this.expiry);
-    this.hashOf = order(this.hashOf);
-    this.ownerOf = order(this.ownerOf);
-    this.statusOf = order(this.statusOf);
-    this.keyChunk = order(this.keyChunk);
-    this.keyAt = order(this.keyAt);
-    this.keyLength = order(this.keyLength);
-    this.jsonChunk = order(this.jsonChunk);
-    this.jsonAt = order(this.jsonAt);
-    this.jsonLength = order(this.jsonLength);
+    const old = this.capacity;
+    const records = new Uint32Array(old * 2 * WORDS);
+    records.set(this.records.subarray(this.head * WORDS));
+    records.set(this.records.subarray(0, this.head * WORDS), (old - this.head) * WORDS);
+    this.records = records;
+    this.expiries = new Float64Array(records.buffer);
     this.head = 0;
-    this.index = new Int32Array(size * 2);
-    for (let p = 0; p < this.size; p++) this.insert(p, this.hashOf[p]!);
+    this.index = new Int32Array(old * 4);
+    for (let p = 0; p < this.size; p++) this.insert(p, records[p * WORDS + HASH]!);
   }
 
-  /** Stores a string's UTF-8 bytes; returns [chunk, offset, length]. */
-  private write(text: string): [number, number, number] {
-    const length = Buffer.byteLength(text);
+  /** Stores two strings' UTF-8 bytes back to back; returns [chunk, offset, total length]. */
+  private write(first: string, second: string): [number, number, number] {
+    const firstLength = Buffer.byteLength(first);
+    const length = firstLength + Buffer.byteLength(second);
+    let chunk: number;
+    let at = 0;
     if (length >= OWN_CHUNK_BYTES) {
-      const chunk = this.newChunk(Buffer.allocUnsafeSlow(length));
-      this.chunks[chunk]!.write(text, 0);
-      this.chunkRefs[chunk]!++;
-      return [chunk, 0, length];
+      // A record with a chunk of its own leaves the shared one current.
+      chunk = this.newChunk(Buffer.allocUnsafeSlow(length));
+    } else {
+      if (this.current < 0 || this.fill + length > CHUNK_BYTES) {
+        const previous = this.current;
+        // Unpooled: a chunk lives as long as what it holds, and must not pin a shared pool slab.
+        this.current = this.newChunk(Buffer.allocUnsafeSlow(CHUNK_BYTES));
+        this.fill = 0;
+        if (previous >= 0 && this.chunkRefs[previous] === 0) this.dropChunk(previous);
+      }
+      chunk = this.current;
+      at = this.fill;
+      this.fill += length;
     }
-    if (this.current < 0 || this.fill + length > CHUNK_BYTES) {
-      const previous = this.current;
-      // Unpooled: a chunk lives as long as what it holds, and must not pin a shared pool slab.
-      this.current = this.newChunk(Buffer.allocUnsafeSlow(CHUNK_BYTES));
-      this.fill = 0;
-      if (previous >= 0 && this.chunkRefs[previous] === 0) this.dropChunk(previous);
-    }
-    const at = this.fill;
-    this.chunks[this.current]!.write(text, at);
-    this.fill += length;
-    this.chunkRefs[this.current]!++;
-    return [this.current, at, length];
+    const bytes = this.chunks[chunk]!;
+    bytes.write(first, at);
+    if (second) bytes.write(second, at + firstLength);
+    this.chunkRefs[chunk]!++;
+    return [chunk, at, length];
   }
 
   private release(chunk: number): void {
