@@ -49,14 +49,19 @@ export interface TaskStore {
   subscribe(id: string, owner: unknown, listener: (snapshot: TaskSnapshotLike) => void): (() => void) | undefined;
   /** Keeps only the final snapshot of a finished task (as its `tasks/get` JSON): the actor and its listeners are let go. */
   finish(entry: TaskEntry, status: TaskStateValue, json: string): void;
-  /** Drops expired tasks (expiring live ones first). Returns how many went. */
-  sweep(): number;
+  /**
+   * Drops expired tasks (expiring running ones first). Returns how many went. With `maxRunning`,
+   * stops after expiring that many running tasks; the rest wait for the next sweep, unreachable meanwhile.
+   */
+  sweep(maxRunning?: number): number;
   readonly size: number;
   /** Live listener count, for leak checks. */
   readonly listenerCount: number;
   /** Bytes the store holds outside the JS heap (finished tasks), for memory figures. */
   readonly externalBytes: number;
 }
+
+const MAX_EXPIRING_PER_ACCESS = 64;
 
 export function createTaskStore(options: {
   max: number;
@@ -70,13 +75,16 @@ export function createTaskStore(options: {
   /** The front task's expiry, the earliest of all: until then a sweep has nothing to do. */
   let nextExpiry = Infinity;
 
-  const sweep = () => {
+  const sweep = (maxRunning = Infinity) => {
     const now = options.now();
     if (now < nextExpiry) return 0;
     let dropped = 0;
+    let expired = 0;
     for (let p = table.front(); p !== -1; p = table.front()) {
       if (table.expiresAt(p) > now) break;
       if (table.status(p) === undefined) {
+        if (expired === maxRunning) break;
+        expired++;
         const id = table.id(p);
         const entry = running.get(id);
         if (entry) {
@@ -93,18 +101,24 @@ export function createTaskStore(options: {
     nextExpiry = front === -1 ? Infinity : table.expiresAt(front);
     return dropped;
   };
+  // Expiring a running task costs tens of µs (its actor transitions and stops, its signal aborts):
+  // a request pays for at most this many, so thousands expiring together never stall one request.
+  const sweepOnAccess = () => sweep(MAX_EXPIRING_PER_ACCESS);
 
   /** The task's position when it exists, is not expired and belongs to `owner`; else -1. */
   const lookup = (id: string, owner: unknown): number => {
-    sweep();
+    sweepOnAccess();
     const p = table.find(id);
-    return p !== -1 && table.owner(p) === owner ? p : -1;
+    // Past its expiry but not swept yet (the sweep stopped at its bound): already gone for clients.
+    if (p === -1 || table.expiresAt(p) <= options.now()) return -1;
+    return table.owner(p) === owner ? p : -1;
   };
   const runningAt = (p: number, id: string) => (table.status(p) === undefined ? running.get(id) : undefined);
 
   return {
     create(entry) {
-      sweep();
+      // Expired tasks sit at the front, so a bounded sweep that found any has made room.
+      sweepOnAccess();
       if (table.count >= options.max) return false;
       if (table.find(entry.id) !== -1) throw new Error(`Task id ${entry.id} is already in use`);
       table.add(entry.id, entry.owner, entry.expiresAt);
