@@ -74,7 +74,7 @@ export function mcpTasks(options: McpTasksOptions = {}): McpTasksPlugin {
       return runtime.create(owner(event), getMcpContext(event).clientCapabilities, task);
     },
     "~whyNot"() {
-      store.sweep();
+      // `size` sweeps as `create` does, so this says "full" exactly when creating would fail.
       return store.size >= max ? `The task store is full (${max} tasks retained)` : undefined;
     },
   };

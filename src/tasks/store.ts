@@ -54,6 +54,7 @@ export interface TaskStore {
    * stops after expiring that many running tasks; the rest wait for the next sweep, unreachable meanwhile.
    */
   sweep(maxRunning?: number): number;
+  /** Tasks held, after the same bounded sweep as any access (so expired running tasks beyond the bound still count). */
   readonly size: number;
   /** Live listener count, for leak checks. */
   readonly listenerCount: number;
@@ -162,7 +163,7 @@ export function createTaskStore(options: {
     },
     sweep,
     get size() {
-      sweep();
+      sweepOnAccess();
       return table.count;
     },
     get listenerCount() {
