@@ -286,6 +286,27 @@ describe("the TTL expires while a task waits for input", () => {
   });
 });
 
+describe("thousands of running tasks expire at once", () => {
+  it("each request expires at most 64, oldest first; the rest read as unknown at once and go over the next requests", async () => {
+    const f = faultApp({ ttlMs: 1000, max: 150 });
+    const ids: string[] = [];
+    for (let i = 0; i < 150; i++) ids.push(await f.start(() => new Promise(() => {})));
+    const aborted = () => ids.filter((id) => f.contexts.get(id)!.signal.aborted);
+    f.clock.advance(1000);
+    const unknown = await f.rpc("tasks/get", { taskId: "00000000-0000-4000-8000-000000000000" });
+    // That request already expired the 64 oldest; the newest is past its expiry but not reached yet.
+    expect(aborted()).toEqual(ids.slice(0, 64));
+    const newest = await f.rpc("tasks/get", { taskId: ids[149] });
+    expect([newest.status, newest.text]).toEqual([unknown.status, unknown.text]);
+    expect(aborted()).toEqual(ids.slice(0, 128));
+    // The store was full of expired tasks: a creation expires the last 22 and is taken.
+    const fresh = await f.start(() => new Promise(() => {}));
+    expect(aborted()).toEqual(ids);
+    expect((await f.get(fresh)).result.status).toBe("working");
+    expect(f.plugin.store.size).toBe(1);
+  });
+});
+
 describe("tasks/update races tasks/cancel", () => {
   const answer = { ok: { action: "accept", content: { ok: true } } };
   async function race(order: "update-first" | "cancel-first" | "together") {

@@ -343,24 +343,6 @@ describe("the store", () => {
     expect(plugin.store.size).toBe(0);
   });
 
-  it("expires at most 64 running tasks per request; the others are unknown already", async () => {
-    let now = 1_000_000;
-    const { app, plugin, seen } = tasksApp({ ttlMs: 1000, max: 150, "~now": () => now });
-    const ids: string[] = [];
-    for (let i = 0; i < 150; i++) ids.push((await create(app, "controlled")).taskId);
-    now += 1001;
-    // One request: 64 actors fail and stop, the rest wait, yet none of the 150 is readable.
-    expectError((await get(app, ids[149]!)).body, -32602);
-    expect(seen.signalAborted).toEqual(ids.slice(0, 64));
-    expectError((await update(app, ids[64]!, {})).body, -32602);
-    expect(seen.signalAborted).toEqual(ids.slice(0, 128));
-    // The store was full of expired tasks: creating one expires the last 22 and takes it.
-    const fresh = await create(app, "controlled");
-    expect(seen.signalAborted).toEqual(ids);
-    expect((await get(app, fresh.taskId)).body.result.status).toBe("working");
-    expect(plugin.store.size).toBe(1);
-  });
-
   it("keeps only the final snapshot of a finished task", async () => {
     const { app, plugin } = tasksApp();
     const { taskId } = await create(app, "tool_error");
