@@ -349,7 +349,6 @@ describe("the store", () => {
     await tick();
     const entry = plugin.store.get(taskId, undefined)!;
     expect(entry).toBeInstanceOf(FinishedTask);
-    expect("actor" in entry).toBe(false);
     const kept = entry as FinishedTask;
     expect(kept.status).toBe("completed");
     // What it keeps is exactly what tasks/get answers.
