@@ -71,7 +71,7 @@ export function mcpTasks(options: McpTasksOptions = {}): McpTasksPlugin {
     store,
     "~createTask"(event, task) {
       if (!task || typeof task.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function");
-      return runtime.create(owner(event), getMcpContext(event).clientCapabilities, task);
+      return runtime.create(owner(event), getMcpContext(event).clientCapabilities, task, (work) => event.waitUntil(work));
     },
     "~whyNot"() {
       // `size` sweeps as `create` does, so this says "full" exactly when creating would fail.

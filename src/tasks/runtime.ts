@@ -27,8 +27,12 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
   const { store, now } = options;
 
   return {
-    /** Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable). */
-    create(owner: unknown, caps: ClientCapabilities, task: McpTaskOptions): CreateTaskResult {
+    /**
+     * Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable).
+     * `keepAlive` gets a promise that settles when the task no longer needs this process: the request's
+     * waitUntil, so a platform that ends work with the response (Workers) lets the run finish.
+     */
+    create(owner: unknown, caps: ClientCapabilities, task: McpTaskOptions, keepAlive?: (work: Promise<unknown>) => void): CreateTaskResult {
       const id = options.newId();
       const at = now();
       const actor = createActor(taskMachine, {
@@ -71,7 +75,16 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
       });
       actor.start();
       const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
-      startRun(entry, caps, task, waiters, now);
+      const ran = startRun(entry, caps, task, waiters, now);
+      if (keepAlive) {
+        // Until the run settles, or the task ends without it (cancelled, expired): a run that ignores its
+        // signal must not hold a server's graceful close open.
+        let ended!: () => void;
+        const end = new Promise<void>((resolve) => (ended = resolve));
+        if (entry.actor) entry.actor.subscribe({ complete: ended });
+        else ended();
+        keepAlive(Promise.race([ran, end]));
+      }
       return handle;
     },
   };
@@ -91,7 +104,7 @@ function startRun(
   task: McpTaskOptions,
   waiters: Set<(snapshot: TaskSnapshotLike) => void>,
   now: () => number,
-): void {
+): Promise<void> {
   const send = (event: Parameters<NonNullable<TaskEntry["actor"]>["send"]>[0]) => {
     // After the final state the actor is gone: a late outcome changes nothing.
     entry.actor?.send(event);
@@ -149,7 +162,7 @@ function startRun(
   } catch (error) {
     outcome = Promise.reject(error);
   }
-  outcome.then(
+  return outcome.then(
     (value) => {
       // The chart keeps only JSON data: a result that cannot be sent as JSON is the run's failure.
       const result = isCallToolResult(value) ? toJsonData(value) : undefined;

@@ -23,6 +23,8 @@ export interface Mount {
   signer: RequestStateSigner;
   sessions: SessionStore;
   legacy: boolean;
+  /** Interval of the keep-alive comment on long-lived streams. */
+  keepAliveMs: number;
   onError?: (error: unknown, event: H3Event) => void;
 }
 
