@@ -1,9 +1,9 @@
 import type { H3Event } from "h3";
-import { getMcpContext, type McpContext } from "./context.ts";
-import { McpUsageError, missingCapability } from "./errors.ts";
-import { isStandardSchema, toJsonSchema, validateSync, type SchemaIssue } from "./schema.ts";
-import type { ClientCapabilities, JsonObject } from "./types.ts";
-import type { StandardSchemaV1 } from "./utils/standard-schema.ts";
+import { getMcpContext, type McpContext } from "../request-context.ts";
+import { McpUsageError, missingCapability } from "../../protocol/errors.ts";
+import { isStandardSchema, toJsonSchema, validateSync, type SchemaIssue } from "../../protocol/schema.ts";
+import type { ClientCapabilities, JsonObject } from "../../protocol/types.ts";
+import type { StandardSchemaV1 } from "../../utils/standard-schema.ts";
 
 // --- Input requests and the answers they type ---
 

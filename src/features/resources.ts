@@ -1,9 +1,9 @@
 import type { H3Event } from "h3";
-import type { InputRequiredResult } from "./mrtr.ts";
+import type { InputRequiredResult } from "./mrtr/input-requests.ts";
 import type { Completer } from "./prompts.ts";
-import type { CacheHints } from "./server.ts";
-import type { JsonObject } from "./types.ts";
-import { parseUriTemplate, type UriTemplate } from "./uri-template.ts";
+import type { CacheHints } from "./compiled-server.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { parseUriTemplate, type UriTemplate } from "../protocol/uri-template.ts";
 
 export interface ResourceContents {
   uri: string;

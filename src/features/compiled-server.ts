@@ -1,6 +1,6 @@
 import type { H3Event } from "h3";
-import { invalidParams } from "./errors.ts";
-import type { McpExtensionPlugin } from "./plugins.ts";
+import { invalidParams } from "../protocol/errors.ts";
+import type { McpExtensionPlugin } from "./extension-plugin.ts";
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from "./prompts.ts";
 import {
   compileTemplate,
@@ -10,8 +10,8 @@ import {
   type ResourceTemplateDefinition,
 } from "./resources.ts";
 import { compileTools, type CompiledTool, type ToolDefinition } from "./tools.ts";
-import type { Implementation, JsonObject } from "./types.ts";
-import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "./types.ts";
+import type { Implementation, JsonObject } from "../protocol/types.ts";
+import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
 
 export interface CacheHints {
   /** How long a client may reuse a list or discover result. */

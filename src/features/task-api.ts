@@ -1,12 +1,12 @@
 // The user-facing task calls. They live in the core so `mcpTask` can be imported from "h3-mcp"
 // too, yet they only look up the tasks plugin on the request: the core never loads it.
 import type { H3Event } from "h3";
-import { getMcpContext } from "./context.ts";
-import { McpUsageError } from "./errors.ts";
-import type { InputAnswers, InputRequest } from "./mrtr.ts";
-import type { Mount } from "./mount.ts";
-import type { McpExtensionPlugin } from "./plugins.ts";
-import type { CallToolResult } from "./types.ts";
+import { getMcpContext } from "./request-context.ts";
+import { McpUsageError } from "../protocol/errors.ts";
+import type { InputAnswers, InputRequest } from "./mrtr/input-requests.ts";
+import type { Mount } from "../transport/mount.ts";
+import type { McpExtensionPlugin } from "./extension-plugin.ts";
+import type { CallToolResult } from "../protocol/types.ts";
 
 /** The tasks extension identifier. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";

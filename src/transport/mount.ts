@@ -1,9 +1,9 @@
 import type { H3Event } from "h3";
-import type { Hub } from "./hub.ts";
+import type { Hub } from "../features/change-hub.ts";
 import type { EndableStream } from "./listen.ts";
-import type { McpExtensionPlugin, McpPluginMethod } from "./plugins.ts";
-import type { RequestStateSigner } from "./request-state.ts";
-import type { CompiledServer } from "./server.ts";
+import type { McpExtensionPlugin, McpPluginMethod } from "../features/extension-plugin.ts";
+import type { RequestStateSigner } from "../features/mrtr/request-state.ts";
+import type { CompiledServer } from "../features/compiled-server.ts";
 import type { SessionStore } from "./sessions.ts";
 
 /** Everything a handler prepared at mount; shared by the modern and legacy paths. */

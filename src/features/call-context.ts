@@ -1,8 +1,8 @@
 import type { H3Event } from "h3";
-import type { McpContext } from "./context.ts";
-import type { Mount } from "./mount.ts";
-import type { CompiledServer } from "./server.ts";
-import type { JsonObject } from "./types.ts";
+import type { McpContext } from "./request-context.ts";
+import type { Mount } from "../transport/mount.ts";
+import type { CompiledServer } from "./compiled-server.ts";
+import type { JsonObject } from "../protocol/types.ts";
 
 /** Everything a method implementation needs about the call it serves. */
 export interface MethodCall {
