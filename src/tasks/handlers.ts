@@ -8,7 +8,7 @@ import { TASKS_EXTENSION } from "../features/task-api.ts";
 import type { ToolDefinition } from "../features/tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { EMPTY_ACK, RawJson, toDetailedTask, toGetTaskResult } from "../protocol/wire.ts";
-import { snapshotOf } from "./runtime.ts";
+import { keepAliveFor, snapshotOf, untilIdle } from "./runtime.ts";
 import { FinishedTask, type TaskStore } from "./store.ts";
 
 export interface TaskHandlerDeps {
@@ -55,6 +55,9 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
           throw invalidParams("params.inputResponses must be an object");
         }
         if (!store.send(taskId, owner, { type: "input.answer", responses: responses as JsonObject, at: deps.now() })) throw unknown();
+        // The answer resumes the run in this request: keep it alive here as creation did.
+        const entry = store.get(taskId, owner);
+        if (entry && !(entry instanceof FinishedTask)) event.waitUntil(untilIdle(entry, keepAliveFor(event).holdParkedMs));
         return EMPTY_ACK;
       },
     },

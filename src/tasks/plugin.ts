@@ -5,7 +5,7 @@ import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
 import { getMcpContext } from "../features/request-context.ts";
 import { TASKS_EXTENSION, type TaskCapablePlugin } from "../features/task-api.ts";
 import { createTaskListenFilter, createTaskMethods, requireTaskGate } from "./handlers.ts";
-import { createTaskRuntime } from "./runtime.ts";
+import { createTaskRuntime, keepAliveFor } from "./runtime.ts";
 import { createTaskStore, type TaskStore } from "./store.ts";
 import { newTaskId } from "../utils/task-id.ts";
 
@@ -71,7 +71,7 @@ export function mcpTasks(options: McpTasksOptions = {}): McpTasksPlugin {
     store,
     "~createTask"(event, task) {
       if (!task || typeof task.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function");
-      return runtime.create(owner(event), getMcpContext(event).clientCapabilities, task, (work) => event.waitUntil(work));
+      return runtime.create(owner(event), getMcpContext(event).clientCapabilities, task, keepAliveFor(event));
     },
     "~whyNot"() {
       // `size` sweeps as `create` does, so this says "full" exactly when creating would fail.

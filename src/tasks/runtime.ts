@@ -1,5 +1,6 @@
 // Wiring between a task's actor and the user's `run`: the runtime reports what the work does
 // as chart events, and reads the chart's snapshots to resolve input rounds and abort the signal.
+import type { H3Event } from "h3";
 import { createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskContext, type TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
@@ -29,10 +30,10 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
   return {
     /**
      * Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable).
-     * `keepAlive` gets a promise that settles when the task no longer needs this process: the request's
-     * waitUntil, so a platform that ends work with the response (Workers) lets the run finish.
+     * `keepAlive` is the request's waitUntil: it gets the work this request set going (see `untilIdle`),
+     * so a platform that ends work with the response (Workers) lets the run go on.
      */
-    create(owner: unknown, caps: ClientCapabilities, task: McpTaskOptions, keepAlive?: (work: Promise<unknown>) => void): CreateTaskResult {
+    create(owner: unknown, caps: ClientCapabilities, task: McpTaskOptions, keepAlive?: KeepAlive): CreateTaskResult {
       const id = options.newId();
       const at = now();
       const actor = createActor(taskMachine, {
@@ -76,18 +77,49 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
       actor.start();
       const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
       const ran = startRun(entry, caps, task, waiters, now);
-      if (keepAlive) {
-        // Until the run settles, or the task ends without it (cancelled, expired): a run that ignores its
-        // signal must not hold a server's graceful close open.
-        let ended!: () => void;
-        const end = new Promise<void>((resolve) => (ended = resolve));
-        if (entry.actor) entry.actor.subscribe({ complete: ended });
-        else ended();
-        keepAlive(Promise.race([ran, end]));
-      }
+      if (keepAlive) keepAlive.waitUntil(Promise.race([ran, untilIdle(entry, keepAlive.holdParkedMs)]));
       return handle;
     },
   };
+}
+
+/** The request's waitUntil, and how long it must outlive a parked run (see `untilIdle`). */
+export interface KeepAlive {
+  waitUntil(work: Promise<unknown>): void;
+  holdParkedMs: number;
+}
+
+/**
+ * Settles when the task stops working in this request's name: when it ends (even if a run that ignores
+ * its signal never settles: that must not hold a server's graceful close open), or when it parks in
+ * input_required, after `holdParkedMs` more while it stays parked. Workers cancel the continuation of a
+ * promise another request resolves once its own request is over, so there the creating request has to
+ * outlive the wait for `tasks/update`; a pending timer also keeps workerd from calling the wait hung.
+ */
+export function untilIdle(entry: TaskEntry, holdParkedMs = 0): Promise<void> {
+  return new Promise((resolve) => {
+    const actor = entry.actor;
+    if (!actor) return resolve();
+    let hold: ReturnType<typeof setTimeout> | undefined;
+    let sub: { unsubscribe(): void } | undefined;
+    let settled = false;
+    const done = () => {
+      settled = true;
+      clearTimeout(hold);
+      sub?.unsubscribe();
+      resolve();
+    };
+    const follow = (status: TaskStateValue) => {
+      clearTimeout(hold);
+      hold = undefined;
+      if (status === "working") return;
+      if (status !== "input_required" || holdParkedMs <= 0) return done();
+      hold = setTimeout(done, holdParkedMs);
+    };
+    sub = actor.subscribe({ next: (snap) => follow(snap.value as TaskStateValue), complete: done });
+    if (settled) sub.unsubscribe();
+    else follow(actor.getSnapshot().value as TaskStateValue);
+  });
 }
 
 /** A live task's current snapshot. */
@@ -200,4 +232,14 @@ function toJsonData(value: unknown): JsonObject | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Workers keep work alive for 30 s after the response (waitUntil's limit): the longest a parked run can be held. */
+const WORKERS_HOLD_MS = 30_000;
+
+/** How this request keeps the work it starts alive. */
+export function keepAliveFor(event: H3Event): KeepAlive {
+  // srvx names the runtime on the request; only workerd ends a request's promises with its response.
+  const holdParkedMs = (event.runtime as { name?: string } | undefined)?.name === "cloudflare" ? WORKERS_HOLD_MS : 0;
+  return { waitUntil: (work) => event.waitUntil(work), holdParkedMs };
 }

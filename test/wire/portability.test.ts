@@ -85,6 +85,17 @@ describe("work after the response", () => {
           handler: (event) => mcpTask(event, { run: async () => (await sleep(50), { content: [{ type: "text", text: "done" }] }) }),
         }),
         defineTool({
+          name: "ask",
+          execution: { taskSupport: "required" },
+          handler: (event) =>
+            mcpTask(event, {
+              async run(task) {
+                const answers = await task.requestInput({ c: ask });
+                return { content: [{ type: "text", text: `got ${answers.c?.action}` }] };
+              },
+            }),
+        }),
+        defineTool({
           name: "stubborn",
           execution: { taskSupport: "required" },
           // Ignores its signal: cancelling must still release the platform.
@@ -97,12 +108,37 @@ describe("work after the response", () => {
   const app = appFor(handler);
   const caps = { extensions: { [TASKS]: {} } };
 
-  /** A request as Workers hand it over (srvx puts the platform's waitUntil on it). */
-  function withWaitUntil(request: Request) {
+  const caps2 = { elicitation: {}, extensions: { [TASKS]: {} } };
+
+  /** A request as srvx hands it over: the platform's waitUntil on it, and the runtime's name. */
+  function withWaitUntil(request: Request, runtime = "node") {
     const kept: Promise<unknown>[] = [];
     Object.defineProperty(request, "waitUntil", { value: (p: Promise<unknown>) => kept.push(p) });
+    Object.defineProperty(request, "runtime", { value: { name: runtime } });
     return { request, kept };
   }
+  const settled = (p: Promise<unknown>) => Promise.race([p.then(() => true), new Promise((r) => setTimeout(() => r(false), 30))]);
+
+  it("releases waitUntil when the run parks for input, except on Workers, where the creating request outlives the wait", async () => {
+    for (const runtime of ["node", "cloudflare"]) {
+      const { request, kept } = withWaitUntil(modernRequest("tools/call", { name: "ask" }, { caps: caps2 }), runtime);
+      const { taskId } = (await (await app.fetch(request)).json()).result;
+      await new Promise((r) => setTimeout(r, 10));
+      expect((await call(app, "tasks/get", { taskId }, { caps: caps2 })).body.result.status).toBe("input_required");
+      expect(await settled(kept[0]!)).toBe(runtime === "node");
+
+      const answer = withWaitUntil(
+        modernRequest("tasks/update", { taskId, inputResponses: { c: { action: "decline" } } }, { caps: caps2 }),
+        runtime,
+      );
+      expectShape(S.updateTask, (await (await app.fetch(answer.request)).json()).result);
+      // The answering request keeps the resumed run alive until it is done.
+      expect(answer.kept).toHaveLength(1);
+      await Promise.all([kept[0], answer.kept[0]]);
+      const done = await call(app, "tasks/get", { taskId }, { caps: caps2 });
+      expect(done.body.result.result.content[0].text).toBe("got decline");
+    }
+  });
 
   it("hands a task's run to waitUntil, settled once the task completes", async () => {
     const { request, kept } = withWaitUntil(modernRequest("tools/call", { name: "slow" }, { caps }));
