@@ -1,7 +1,8 @@
 // Handler
 export { defineMcpHandler } from "./transport/handler.ts";
 export type { McpHandler, McpHandlerConfig } from "./transport/handler.ts";
-export type { McpServerOptions, CacheHints } from "./features/compiled-server.ts";
+export type { McpServerOptions } from "./features/compiled-server.ts";
+export type { CacheHints } from "./features/resources.ts";
 export type { OriginPolicy } from "./transport/security.ts";
 export type { RequestStateOptions } from "./features/mrtr/request-state.ts";
 export type { SessionOptions } from "./transport/sessions.ts";
@@ -37,10 +38,10 @@ export type {
   ElicitResult,
   InputAnswers,
   InputRequest,
-  InputRequiredResult,
   ListRootsResult,
   RequestedSchema,
 } from "./features/mrtr/input-requests.ts";
+export type { InputRequiredResult } from "./protocol/types.ts";
 
 // Errors
 export { ErrorCode, McpJsonRpcError, McpUsageError } from "./protocol/errors.ts";
@@ -51,7 +52,8 @@ export type { ListenFilter, ListenStream, McpExtensionPlugin, McpPluginMethod } 
 
 // Tasks (served only when mcpTasks() from "h3-mcp/tasks" is installed)
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "./features/task-api.ts";
-export type { CreateTaskResult, McpTaskContext, McpTaskOptions } from "./features/task-api.ts";
+export type { McpTaskContext, McpTaskOptions } from "./features/task-api.ts";
+export type { CreateTaskResult } from "./protocol/types.ts";
 
 // Protocol
 export { LEGACY_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS } from "./protocol/types.ts";

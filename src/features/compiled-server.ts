@@ -5,6 +5,7 @@ import { compilePrompt, type CompiledPrompt, type PromptDefinition } from "./pro
 import {
   compileTemplate,
   resourceEntry,
+  type CacheHints,
   type CompiledTemplate,
   type ResourceDefinition,
   type ResourceTemplateDefinition,
@@ -12,13 +13,6 @@ import {
 import { compileTools, type CompiledTool, type ToolDefinition } from "./tools.ts";
 import type { Implementation, JsonObject } from "../protocol/types.ts";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
-
-export interface CacheHints {
-  /** How long a client may reuse a list or discover result. */
-  ttlMs?: number;
-  /** `public`: any caller may share it; `private`: one authorization context only. */
-  cacheScope?: "public" | "private";
-}
 
 /** What the server is and serves. Give it as an object, or as a function of the request. */
 export interface McpServerOptions {

@@ -1,8 +1,7 @@
 import type { H3Event } from "h3";
 import { invalidParams } from "../protocol/errors.ts";
-import type { InputRequiredResult } from "./mrtr/input-requests.ts";
 import { isStandardSchema, toJsonSchema, type SchemaInput } from "../protocol/schema.ts";
-import type { ContentBlock, JsonObject } from "../protocol/types.ts";
+import type { ContentBlock, InputRequiredResult, JsonObject } from "../protocol/types.ts";
 import type { StandardSchemaV1 } from "../utils/standard-schema.ts";
 
 export interface PromptMessage {

@@ -1,9 +1,14 @@
 import type { H3Event } from "h3";
-import type { InputRequiredResult } from "./mrtr/input-requests.ts";
 import type { Completer } from "./prompts.ts";
-import type { CacheHints } from "./compiled-server.ts";
-import type { JsonObject } from "../protocol/types.ts";
+import type { InputRequiredResult, JsonObject } from "../protocol/types.ts";
 import { parseUriTemplate, type UriTemplate } from "../protocol/uri-template.ts";
+
+export interface CacheHints {
+  /** How long a client may reuse a list or discover result. */
+  ttlMs?: number;
+  /** `public`: any caller may share it; `private`: one authorization context only. */
+  cacheScope?: "public" | "private";
+}
 
 export interface ResourceContents {
   uri: string;

@@ -2,5 +2,6 @@
 export { mcpTasks } from "./plugin.ts";
 export type { McpTasksOptions, McpTasksPlugin } from "./plugin.ts";
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "../features/task-api.ts";
-export type { CreateTaskResult, McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
+export type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
+export type { CreateTaskResult } from "../protocol/types.ts";
 export type { TaskStore, TaskEntry, FinishedTask, StoredTask } from "./store.ts";

@@ -5,8 +5,8 @@ import { taskMachine, type TaskContext, type TaskStateValue } from "../../machin
 import { ErrorCode, McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
 import { describeThrown } from "../utils/describe.ts";
 import { assertCanAsk, type InputRequest } from "../features/mrtr/input-requests.ts";
-import type { CreateTaskResult, McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
-import type { ClientCapabilities, JsonObject } from "../protocol/types.ts";
+import type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
+import type { ClientCapabilities, CreateTaskResult, JsonObject } from "../protocol/types.ts";
 import { isTerminalStatus, toCreateTaskResult, toGetTaskResultJson, type TaskSnapshotLike } from "../protocol/wire.ts";
 import type { TaskEntry, TaskStore } from "./store.ts";
 
