@@ -4,7 +4,7 @@ import type { H3Event } from "h3";
 import type { InputRequest } from "../../machines/task.machine.ts";
 import { getMcpContext } from "../features/request-context.ts";
 import { ErrorCode, invalidParams, McpJsonRpcError, missingCapability } from "../protocol/errors.ts";
-import { hasAnswerShape } from "../features/mrtr/input-requests.ts";
+import { hasAnswerShape } from "../features/mrtr/answers.ts";
 import type { ListenFilter, McpPluginMethod } from "../features/extension-plugin.ts";
 import { TASKS_EXTENSION } from "../features/task-api.ts";
 import type { ToolDefinition } from "../features/tools.ts";
