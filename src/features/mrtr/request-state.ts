@@ -1,10 +1,10 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { McpContext } from "./context.ts";
-import { invalidParams, McpUsageError } from "./errors.ts";
+import type { McpContext } from "../request-context.ts";
+import { invalidParams, McpUsageError } from "../../protocol/errors.ts";
 
 /** Longest token accepted, and so the longest issued. */
 const MAX_TOKEN = 65_536;
-import type { JsonObject } from "./types.ts";
+import type { JsonObject } from "../../protocol/types.ts";
 
 export interface RequestStateOptions {
   /**

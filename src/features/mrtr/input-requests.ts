@@ -1,9 +1,9 @@
 import type { H3Event } from "h3";
-import { getMcpContext, type McpContext } from "./context.ts";
-import { McpUsageError, missingCapability } from "./errors.ts";
-import { isStandardSchema, toJsonSchema, validateSync, type SchemaIssue } from "./schema.ts";
-import type { ClientCapabilities, JsonObject } from "./types.ts";
-import type { StandardSchemaV1 } from "./utils/standard-schema.ts";
+import { getMcpContext, type McpContext } from "../request-context.ts";
+import { McpUsageError, missingCapability } from "../../protocol/errors.ts";
+import { isStandardSchema, toJsonSchema, validateSync, type SchemaIssue } from "../../protocol/schema.ts";
+import type { ClientCapabilities, InputRequiredResult, JsonObject } from "../../protocol/types.ts";
+import type { StandardSchemaV1 } from "../../utils/standard-schema.ts";
 
 // --- Input requests and the answers they type ---
 
@@ -166,12 +166,6 @@ export function assertCanAsk(requests: Record<string, InputRequest>, caps: Clien
 }
 
 // --- The synchronous (MRTR) flow ---
-
-export interface InputRequiredResult {
-  resultType: "input_required";
-  inputRequests?: Record<string, { method: string; params: JsonObject }>;
-  requestState?: string;
-}
 
 /**
  * Answers this request with `input_required`: the client asks its user (or model) and retries with
