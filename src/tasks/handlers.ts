@@ -1,13 +1,15 @@
 // tasks/get, tasks/update, tasks/cancel, the `taskIds` listen filter and the taskSupport gate.
 // They only send events to actors and turn snapshots into envelopes (in wire.ts).
 import type { H3Event } from "h3";
+import type { InputRequest } from "../../machines/task.machine.ts";
 import { getMcpContext } from "../features/request-context.ts";
 import { ErrorCode, invalidParams, McpJsonRpcError, missingCapability } from "../protocol/errors.ts";
+import { hasAnswerShape } from "../features/mrtr/answers.ts";
 import type { ListenFilter, McpPluginMethod } from "../features/extension-plugin.ts";
 import { TASKS_EXTENSION } from "../features/task-api.ts";
 import type { ToolDefinition } from "../features/tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
-import { EMPTY_ACK, RawJson, toDetailedTask, toGetTaskResult } from "../protocol/wire.ts";
+import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toGetTaskResult } from "../protocol/wire.ts";
 import { keepAliveFor, snapshotOf, untilIdle } from "./runtime.ts";
 import { FinishedTask, type TaskStore } from "./store.ts";
 
@@ -54,10 +56,13 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         if (typeof responses !== "object" || responses === null || Array.isArray(responses)) {
           throw invalidParams("params.inputResponses must be an object");
         }
-        if (!store.send(taskId, owner, { type: "input.answer", responses: responses as JsonObject, at: deps.now() })) throw unknown();
-        // The answer resumes the run in this request: keep it alive here as creation did.
         const entry = store.get(taskId, owner);
-        if (entry && !(entry instanceof FinishedTask)) event.waitUntil(untilIdle(entry, keepAliveFor(event).holdParkedMs));
+        if (!entry) throw unknown();
+        if (entry instanceof FinishedTask) return EMPTY_ACK;
+        const answers = wellFormedAnswers(snapshotOf(entry).context.inputRequests, responses as JsonObject);
+        store.send(taskId, owner, { type: "input.answer", responses: answers, at: deps.now() });
+        // The answer resumes the run in this request: keep it alive here as creation did.
+        event.waitUntil(untilIdle(entry, keepAliveFor(event).holdParkedMs));
         return EMPTY_ACK;
       },
     },
@@ -72,7 +77,11 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
   };
 }
 
-/** `taskIds` on subscriptions/listen: agrees to the caller's own known tasks and pushes each status change. */
+/**
+ * `taskIds` on subscriptions/listen: agrees to the caller's own known tasks, sends each one's current
+ * state right after the ack (so a state reached before the listen is never missed), then each status
+ * change. A running task's expiry is sent when it happens, by a timer of the stream's own.
+ */
 export function createTaskListenFilter(deps: TaskHandlerDeps): ListenFilter {
   return {
     key: "taskIds",
@@ -83,12 +92,28 @@ export function createTaskListenFilter(deps: TaskHandlerDeps): ListenFilter {
       const agreed: string[] = [];
       for (const id of new Set(value)) {
         if (typeof id !== "string") continue;
+        let stopTimer: (() => void) | undefined;
         const off = deps.store.subscribe(id, owner, (snapshot) => {
           stream.notify("notifications/tasks", toDetailedTask(snapshot));
+          if (isTerminalStatus(snapshot.value)) stopTimer?.();
         });
         if (!off) continue;
-        stream.onClose(off);
+        const entry = deps.store.get(id, owner);
+        if (!entry) {
+          off();
+          continue;
+        }
         agreed.push(id);
+        stream.onClose(off);
+        if (entry instanceof FinishedTask) {
+          stream.notify("notifications/tasks", finishedDetailedTask(entry));
+          continue;
+        }
+        stream.notify("notifications/tasks", toDetailedTask(snapshotOf(entry)));
+        if (entry.expiresAt !== Infinity) {
+          stopTimer = expiryTimer(deps, id, entry.expiresAt);
+          stream.onClose(stopTimer);
+        }
       }
       return agreed;
     },
@@ -106,4 +131,50 @@ export function requireTaskGate(event: H3Event, tool: ToolDefinition<any>): void
     );
   }
   if (!declaresTasks(event)) throw missingCapability(REQUIRED);
+}
+
+// --- Internal ---
+
+/**
+ * The answers without those to outstanding requests that lack the outer shape of their result, as MRTR
+ * takes them: a malformed answer counts as missing, so its key stays outstanding. Other keys pass (the
+ * chart ignores keys that are not outstanding); the content stays unvalidated.
+ */
+function wellFormedAnswers(outstanding: Record<string, InputRequest>, responses: JsonObject): JsonObject {
+  const malformed = (key: string) => Object.hasOwn(outstanding, key) && !hasAnswerShape(outstanding[key]!.method, responses[key]);
+  if (!Object.keys(responses).some(malformed)) return responses;
+  // Entries, not assignment: a key named __proto__ must stay an own key.
+  return Object.fromEntries(Object.entries(responses).filter(([key]) => !malformed(key)));
+}
+
+/** A finished task's kept `tasks/get` JSON as the DetailedTask a notification carries. */
+function finishedDetailedTask(entry: FinishedTask): JsonObject {
+  const { resultType: _, ...task } = JSON.parse(entry.json) as JsonObject;
+  return task;
+}
+
+// setTimeout's longest delay; a longer ttl waits in steps.
+const MAX_DELAY = 2 ** 31 - 1;
+
+/**
+ * Fires the task's expiry at its time. The timer is the stream's: it lives only while the stream
+ * is open and its task runs, and never holds the process open. The store itself runs no timer.
+ */
+function expiryTimer(deps: TaskHandlerDeps, id: string, expiresAt: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        if (!deps.store.expire(id)) arm();
+      },
+      Math.min(MAX_DELAY, Math.max(0, expiresAt - deps.now())),
+    );
+    (timer as { unref?: () => void }).unref?.();
+  };
+  arm();
+  return () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
 }
