@@ -46,7 +46,7 @@ export interface CreateTaskResult {
 
 /** @internal What the tasks plugin offers these calls. */
 export interface TaskCapablePlugin extends McpExtensionPlugin {
-  "~createTask"(event: H3Event, options: McpTaskOptions): CreateTaskResult;
+  "~createTask"(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult>;
   /** Why no task can be created for this request, or undefined when one can. */
   "~whyNot"(event: H3Event): string | undefined;
 }
@@ -65,11 +65,13 @@ export function canCreateTask(event: H3Event): boolean {
 /**
  * Answers this `tools/call` with a task: the work continues after the response and the client
  * polls `tasks/get`. Throws when no task can be created for this request (see `canCreateTask`).
+ * With a shared store (Redis) it answers with a promise, settled once the task is stored; return it
+ * from the handler either way.
  *
  * @example
  * return mcpTask(event, { statusMessage: "Queued", async run(task) { return { content: [] }; } });
  */
-export function mcpTask(event: H3Event, options: McpTaskOptions): CreateTaskResult {
+export function mcpTask(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult> {
   const reason = whyNoTask(event);
   if (reason) throw new McpUsageError("TASK_NOT_AVAILABLE", reason);
   return tasksPlugin(event)!["~createTask"](event, options);

@@ -41,9 +41,10 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
       nameParam: "taskId",
       handler(event, params) {
         const { taskId, owner } = resolve(event, params);
-        const entry = store.get(taskId, owner);
-        if (!entry) throw unknown();
-        return entry instanceof FinishedTask ? new RawJson(entry.json) : toGetTaskResult(snapshotOf(entry));
+        return after(store.get(taskId, owner), (entry) => {
+          if (!entry) throw unknown();
+          return entry instanceof FinishedTask ? new RawJson(entry.json) : toGetTaskResult(snapshotOf(entry));
+        });
       },
     },
     "tasks/update": {
@@ -54,16 +55,20 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         if (typeof responses !== "object" || responses === null || Array.isArray(responses)) {
           throw invalidParams("params.inputResponses must be an object");
         }
-        if (!store.send(taskId, owner, { type: "input.answer", responses: responses as JsonObject, at: deps.now() })) throw unknown();
-        return EMPTY_ACK;
+        return after(store.send(taskId, owner, { type: "input.answer", responses: responses as JsonObject, at: deps.now() }), (known) => {
+          if (!known) throw unknown();
+          return EMPTY_ACK;
+        });
       },
     },
     "tasks/cancel": {
       nameParam: "taskId",
       handler(event, params) {
         const { taskId, owner } = resolve(event, params);
-        if (!store.send(taskId, owner, { type: "task.cancel", at: deps.now() })) throw unknown();
-        return EMPTY_ACK;
+        return after(store.send(taskId, owner, { type: "task.cancel", at: deps.now() }), (known) => {
+          if (!known) throw unknown();
+          return EMPTY_ACK;
+        });
       },
     },
   };
@@ -78,16 +83,23 @@ export function createTaskListenFilter(deps: TaskHandlerDeps): ListenFilter {
       if (!Array.isArray(value)) throw invalidParams("notifications.taskIds must be an array of task ids");
       const owner = deps.owner(event);
       const agreed: string[] = [];
+      const pending: Promise<void>[] = [];
       for (const id of new Set(value)) {
         if (typeof id !== "string") continue;
         const off = deps.store.subscribe(id, owner, (snapshot) => {
           stream.notify("notifications/tasks", toDetailedTask(snapshot));
         });
-        if (!off) continue;
-        stream.onClose(off);
-        agreed.push(id);
+        const settle = (off: (() => void) | undefined) => {
+          if (!off) return;
+          stream.onClose(off);
+          agreed.push(id);
+        };
+        if (off instanceof Promise) pending.push(off.then(settle));
+        else settle(off);
       }
-      return agreed;
+      // A shared store answers later; the acknowledgement keeps the order the ids were asked in.
+      if (!pending.length) return agreed;
+      return Promise.all(pending).then(() => value.filter((id, i) => agreed.includes(id) && value.indexOf(id) === i));
     },
   };
 }
@@ -103,4 +115,11 @@ export function requireTaskGate(event: H3Event, tool: ToolDefinition<any>): void
     );
   }
   if (!declaresTasks(event)) throw missingCapability(REQUIRED);
+}
+
+// --- Internal ---
+
+/** `fn(value)`, after the value when it is a promise: the in-memory store stays synchronous. */
+function after<T, R>(value: T | Promise<T>, fn: (value: T) => R): R | Promise<R> {
+  return value instanceof Promise ? value.then(fn) : fn(value);
 }

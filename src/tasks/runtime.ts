@@ -1,7 +1,7 @@
 // Wiring between a task's actor and the user's `run`: the runtime reports what the work does
 // as chart events, and reads the chart's snapshots to resolve input rounds and abort the signal.
 import { createActor, type InspectionEvent, type Observer } from "xstate";
-import { taskMachine, type TaskContext, type TaskStateValue } from "../../machines/task.machine.ts";
+import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError, McpUsageError } from "../errors.ts";
 import { describeThrown } from "../utils/describe.ts";
 import { assertCanAsk, type InputRequest } from "../mrtr.ts";
@@ -28,7 +28,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
 
   return {
     /** Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable). */
-    create(owner: unknown, caps: ClientCapabilities, task: McpTaskOptions): CreateTaskResult {
+    create(owner: unknown, caps: ClientCapabilities, task: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult> {
       const id = options.newId();
       const at = now();
       const actor = createActor(taskMachine, {
@@ -43,42 +43,48 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         actor,
         abort: new AbortController(),
       };
-      if (!store.create(entry)) {
-        throw new McpUsageError("TASK_STORE_FULL", "Too many tasks are retained; try again later");
-      }
-      const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
-      let lastStatus: TaskStateValue = "working";
-      actor.subscribe((snap) => {
-        const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
-        for (const waiter of waiters) waiter(snapshot);
-        const changed = snapshot.value !== lastStatus;
-        lastStatus = snapshot.value;
-        if (changed && entry.listeners) {
-          for (const listener of entry.listeners) {
-            try {
-              listener(snapshot);
-            } catch {
-              // A listener's failure is its own stream's problem, never the task's.
+      const begin = (created: boolean): CreateTaskResult => {
+        if (!created) throw new McpUsageError("TASK_STORE_FULL", "Too many tasks are retained; try again later");
+        const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
+        let lastStatus: TaskStateValue = "working";
+        entry.observer = (snap) => {
+          const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
+          for (const waiter of waiters) waiter(snapshot);
+          const changed = snapshot.value !== lastStatus;
+          lastStatus = snapshot.value;
+          if (changed && entry.listeners) {
+            for (const listener of entry.listeners) {
+              try {
+                listener(snapshot);
+              } catch {
+                // A listener's failure is its own stream's problem, never the task's.
+              }
             }
           }
-        }
-        if (isTerminalStatus(snapshot.value)) {
-          const abort = entry.abort;
-          store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
-          actor.stop();
-          if (snapshot.value !== "completed") abort?.abort(snapshot.value === "cancelled" ? CANCELLED : ENDED);
-        }
-      });
-      actor.start();
-      const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
-      startRun(entry, caps, task, waiters, now);
-      return handle;
+          if (isTerminalStatus(snapshot.value)) {
+            const abort = entry.abort;
+            const final = entry.actor;
+            store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
+            final?.stop();
+            if (snapshot.value !== "completed") abort?.abort(snapshot.value === "cancelled" ? CANCELLED : ENDED);
+          }
+        };
+        actor.subscribe(entry.observer);
+        actor.start();
+        const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
+        startRun(entry, store, caps, task, waiters, now);
+        return handle;
+      };
+      // A shared store holds the task before the handle exists, so another instance finds it at once.
+      const created = store.create(entry);
+      return typeof created === "boolean" ? begin(created) : created.then(begin);
     },
   };
 }
 
 /** A live task's current snapshot. */
 export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
+  if (!entry.actor && entry.snapshot) return entry.snapshot;
   const snap = entry.actor!.getSnapshot();
   return { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
 }
@@ -87,21 +93,19 @@ export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
 
 function startRun(
   entry: TaskEntry,
+  store: TaskStore,
   caps: ClientCapabilities,
   task: McpTaskOptions,
   waiters: Set<(snapshot: TaskSnapshotLike) => void>,
   now: () => number,
 ): void {
-  const send = (event: Parameters<NonNullable<TaskEntry["actor"]>["send"]>[0]) => {
-    // After the final state the actor is gone: a late outcome changes nothing.
-    entry.actor?.send(event);
-  };
+  const send = (event: TaskEvent) => store.dispatch(entry, event);
   const context: McpTaskContext = {
     taskId: entry.id,
     signal: entry.abort!.signal,
     update({ statusMessage }) {
       if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
-      send({ type: "status.update", statusMessage, at: now() });
+      void send({ type: "status.update", statusMessage, at: now() });
     },
     requestInput(requests) {
       return new Promise((resolve, reject) => {
@@ -124,8 +128,12 @@ function startRun(
             return [key, { method: r.method, params: r.params }];
           }),
         );
+        // The round counts as open once the chart shows it; with a shared store that may come after
+        // `send` returns, and the answers may even arrive before `send` settles.
+        let opened = false;
         const waiter = (snapshot: TaskSnapshotLike) => {
-          if (snapshot.value === "working") {
+          if (snapshot.value === "input_required") opened = true;
+          else if (snapshot.value === "working" && opened) {
             waiters.delete(waiter);
             const answers = snapshot.context.answers;
             resolve(Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]])) as never);
@@ -134,11 +142,15 @@ function startRun(
             reject(new McpUsageError("TASK_ENDED", `The task ended (${snapshot.value}) while waiting for input`));
           }
         };
-        send({ type: "input.request", requests: wire, at: now() });
-        if (entry.actor?.getSnapshot().value !== "input_required") {
-          return reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
-        }
         waiters.add(waiter);
+        const notOpened = () => {
+          if (opened || !waiters.has(waiter)) return;
+          waiters.delete(waiter);
+          reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
+        };
+        const sent = send({ type: "input.request", requests: wire, at: now() });
+        if (sent instanceof Promise) sent.then(notOpened, notOpened);
+        else notOpened();
       });
     },
   };
@@ -155,9 +167,9 @@ function startRun(
       const result = isCallToolResult(value) ? toJsonData(value) : undefined;
       if (result) {
         delete result.resultType;
-        send({ type: "work.done", result, at: now() });
+        void send({ type: "work.done", result, at: now() });
       } else {
-        send({
+        void send({
           type: "work.protocolError",
           error: { code: ErrorCode.InternalError, message: "The task's run returned something that is not a CallToolResult" },
           at: now(),
@@ -166,10 +178,10 @@ function startRun(
     },
     (error) => {
       const rpc = McpJsonRpcError.isError(error) ? toJsonData(error.toJSON()) : undefined;
-      if (rpc) send({ type: "work.protocolError", error: rpc as { code: number; message: string }, at: now() });
+      if (rpc) void send({ type: "work.protocolError", error: rpc as { code: number; message: string }, at: now() });
       else if (McpJsonRpcError.isError(error)) {
-        send({ type: "work.protocolError", error: { code: error.code, message: describeThrown(error) }, at: now() });
-      } else send({ type: "work.toolError", message: describeThrown(error), at: now() });
+        void send({ type: "work.protocolError", error: { code: error.code, message: describeThrown(error) }, at: now() });
+      } else void send({ type: "work.toolError", message: describeThrown(error), at: now() });
     },
   );
 }
