@@ -1,7 +1,9 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { redisGate } from "./test/helpers/redis-gate.ts";
 
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const redis = redisGate();
 
 export default defineConfig({
   resolve: {
@@ -15,6 +17,9 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // test/redis/ needs a redis-server; see test/helpers/redis-gate.ts for who runs it and who is told.
+    exclude: [...configDefaults.exclude, ...redis.exclude],
+    reporters: ["default", redis.reporter],
     testTimeout: 20_000,
   },
 });

@@ -1,13 +1,13 @@
 // tasks/get, tasks/update, tasks/cancel, the `taskIds` listen filter and the taskSupport gate.
 // They only send events to actors and turn snapshots into envelopes (in wire.ts).
 import type { H3Event } from "h3";
-import { getMcpContext } from "../context.ts";
-import { ErrorCode, invalidParams, McpJsonRpcError, missingCapability } from "../errors.ts";
-import type { ListenFilter, McpPluginMethod } from "../plugins.ts";
-import { TASKS_EXTENSION } from "../task-api.ts";
-import type { ToolDefinition } from "../tools.ts";
-import type { JsonObject } from "../types.ts";
-import { EMPTY_ACK, RawJson, toDetailedTask, toGetTaskResult } from "../wire.ts";
+import { getMcpContext } from "../features/request-context.ts";
+import { ErrorCode, invalidParams, McpJsonRpcError, missingCapability } from "../protocol/errors.ts";
+import type { ListenFilter, McpPluginMethod } from "../features/extension-plugin.ts";
+import { TASKS_EXTENSION } from "../features/task-api.ts";
+import type { ToolDefinition } from "../features/tools.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { EMPTY_ACK, RawJson, toDetailedTask, toGetTaskResult } from "../protocol/wire.ts";
 import { snapshotOf } from "./runtime.ts";
 import { FinishedTask, type TaskStore } from "./store.ts";
 

@@ -1,6 +1,13 @@
 // The "h3-mcp/tasks" entry: the tasks extension plugin and the calls a tool makes with it.
+//   plugin.ts      mcpTasks(options): the plugin object (methods, listen filter, taskSupport gate)
+//   runtime.ts     an actor per task; runs `run(task)` and reports its outcome to the chart as events
+//   store.ts, task-table.ts   the in-memory store: bounded, swept lazily in expiry order
+//   handlers.ts    tasks/get, tasks/update, tasks/cancel, the taskIds listen filter
+// Imports: every layer below (transport/, features/, protocol/, utils/) and machines/; nothing imports it
+// but this entry, so the core never loads it.
 export { mcpTasks } from "./plugin.ts";
 export type { McpTasksOptions, McpTasksPlugin } from "./plugin.ts";
-export { canCreateTask, mcpTask, TASKS_EXTENSION } from "../task-api.ts";
-export type { CreateTaskResult, McpTaskContext, McpTaskOptions } from "../task-api.ts";
+export { canCreateTask, mcpTask, TASKS_EXTENSION } from "../features/task-api.ts";
+export type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
+export type { CreateTaskResult } from "../protocol/types.ts";
 export type { TaskStore, TaskEntry, FinishedTask, StoredTask } from "./store.ts";

@@ -1,13 +1,13 @@
 import type { H3Event } from "h3";
 import type { InspectionEvent, Observer } from "xstate";
-import { McpUsageError } from "../errors.ts";
-import type { McpExtensionPlugin } from "../plugins.ts";
-import { getMcpContext } from "../context.ts";
-import { TASKS_EXTENSION, type TaskCapablePlugin } from "../task-api.ts";
+import { McpUsageError } from "../protocol/errors.ts";
+import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
+import { getMcpContext } from "../features/request-context.ts";
+import { TASKS_EXTENSION, type TaskCapablePlugin } from "../features/task-api.ts";
 import { createTaskListenFilter, createTaskMethods, requireTaskGate } from "./handlers.ts";
 import { createTaskRuntime } from "./runtime.ts";
 import { createTaskStore, type TaskStore } from "./store.ts";
-import type { Hub } from "../hub.ts";
+import type { Hub } from "../features/change-hub.ts";
 
 /** A store several instances share; made by `redisTaskStore()` ("h3-mcp/tasks/redis"). */
 export interface SharedTaskStore extends TaskStore {

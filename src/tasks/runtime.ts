@@ -2,12 +2,12 @@
 // as chart events, and reads the chart's snapshots to resolve input rounds and abort the signal.
 import { createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
-import { ErrorCode, McpJsonRpcError, McpUsageError } from "../errors.ts";
+import { ErrorCode, McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
 import { describeThrown } from "../utils/describe.ts";
-import { assertCanAsk, type InputRequest } from "../mrtr.ts";
-import type { CreateTaskResult, McpTaskContext, McpTaskOptions } from "../task-api.ts";
-import type { ClientCapabilities, JsonObject } from "../types.ts";
-import { isTerminalStatus, toCreateTaskResult, toGetTaskResultJson, type TaskSnapshotLike } from "../wire.ts";
+import { assertCanAsk, type InputRequest } from "../features/mrtr/input-requests.ts";
+import type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
+import type { ClientCapabilities, CreateTaskResult, JsonObject } from "../protocol/types.ts";
+import { isTerminalStatus, toCreateTaskResult, toGetTaskResultJson, type TaskSnapshotLike } from "../protocol/wire.ts";
 import type { TaskEntry, TaskStore } from "./store.ts";
 
 // Shared abort reasons: a per-task Error would keep its stopped actor reachable through the stack it captured.

@@ -5,7 +5,7 @@
 // No timer runs, so tasks never hold a process open.
 import type { AnyActorRef } from "xstate";
 import type { TaskEvent, TaskStateValue } from "../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "../wire.ts";
+import type { TaskSnapshotLike } from "../protocol/wire.ts";
 import { TaskTable } from "./task-table.ts";
 
 /** A task whose actor runs. */

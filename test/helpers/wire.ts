@@ -1,5 +1,5 @@
 import { H3 } from "h3";
-import type { McpHandler } from "../../src/handler.ts";
+import type { McpHandler } from "../../src/transport/handler.ts";
 import { NAME_PARAM } from "./name-params.ts";
 
 export const V = "2026-07-28";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { initialTransition, transition } from "xstate";
 import { taskMachine, type InputRequest, type TaskEvent } from "../../machines/task.machine.ts";
 import { mcpElicit, McpJsonRpcError, McpUsageError, type CallToolResult, type RequestedSchema } from "../../src/index.ts";
-import type { InputRequest as ToolInputRequest } from "../../src/mrtr.ts";
+import type { InputRequest as ToolInputRequest } from "../../src/features/mrtr/input-requests.ts";
 import { drivenTasksApp, type InputCall, type TaskDriver } from "../fixtures/task-driver.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";

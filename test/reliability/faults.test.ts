@@ -2,7 +2,7 @@
 import type { H3Event } from "h3";
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, McpJsonRpcError, type McpTaskContext } from "../../src/index.ts";
-import { listenStats } from "../../src/listen.ts";
+import { listenStats } from "../../src/transport/listen.ts";
 import { canCreateTask, mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
 import { legacyClient } from "../helpers/legacy.ts";
 import {

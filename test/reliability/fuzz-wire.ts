@@ -29,7 +29,7 @@ import {
   type CallToolResult,
   type McpHandler,
 } from "../../src/index.ts";
-import { listenStats } from "../../src/listen.ts";
+import { listenStats } from "../../src/transport/listen.ts";
 import { canCreateTask, mcpTask, mcpTasks, type McpTasksPlugin } from "../../src/tasks/index.ts";
 import { prompts, resources, templates as resourceTemplates } from "../fixtures/content-app.ts";
 import {

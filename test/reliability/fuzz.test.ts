@@ -1,7 +1,7 @@
 // The wire fuzzer (test/reliability/fuzz-wire.ts) with 5 000 cases and a fixed seed, so CI is deterministic;
 // FUZZ_RUNS and FUZZ_SEED override both. `npm run fuzz` runs 100 000 with a fresh seed.
 import { describe, expect, it } from "vitest";
-import { listenStats } from "../../src/listen.ts";
+import { listenStats } from "../../src/transport/listen.ts";
 import { KNOWN_DEVIATIONS, Ref, runCase, runFuzz, type FuzzCase, type Template } from "./fuzz-wire.ts";
 import { modern, TASKS } from "./support.ts";
 

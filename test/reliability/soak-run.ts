@@ -16,7 +16,7 @@ import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { taskMachine } from "../../machines/task.machine.ts";
 import { defineMcpHandler, defineTool, mcpElicit, McpJsonRpcError, type CallToolResult } from "../../src/index.ts";
-import { listenStats } from "../../src/listen.ts";
+import { listenStats } from "../../src/transport/listen.ts";
 import { mcpTask, mcpTasks } from "../../src/tasks/index.ts";
 import {
   activeResources,

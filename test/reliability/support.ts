@@ -4,7 +4,7 @@ import * as tasks from "@modelcontextprotocol/ext-tasks/core/v2";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { H3 } from "h3";
-import type { McpHandler } from "../../src/handler.ts";
+import type { McpHandler } from "../../src/transport/handler.ts";
 import { NAME_PARAM } from "../helpers/name-params.ts";
 
 export const V = "2026-07-28";

@@ -78,7 +78,7 @@ describe("the core does not load the tasks extension", () => {
   });
 
   it("finds the run-time imports it checks", () => {
-    const handler = readFileSync(join(src, "handler.ts"), "utf8");
+    const handler = readFileSync(join(src, "transport/handler.ts"), "utf8");
     const found = [...handler.matchAll(/^import (?!type )[^;]*? from "([^"]+)";/gms)].map((m) => m[1]);
     expect(found).toContain("h3");
     expect(found).toContain("./legacy.ts");

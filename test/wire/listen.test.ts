@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineMcpPlugin } from "../../src/index.ts";
-import { listenStats } from "../../src/listen.ts";
+import { listenStats } from "../../src/transport/listen.ts";
 import { coreApp } from "../fixtures/core-app.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";

@@ -3,8 +3,8 @@
 import { createHash } from "node:crypto";
 import { transition } from "xstate";
 import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../../machines/task.machine.ts";
-import { ErrorCode, McpJsonRpcError } from "../../errors.ts";
-import type { TaskSnapshotLike } from "../../wire.ts";
+import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
+import type { TaskSnapshotLike } from "../../protocol/wire.ts";
 
 /**
  * Identifies the chart a snapshot was written by; stored beside every live snapshot. Instances

@@ -1,7 +1,7 @@
 // The store's two Redis connections (commands, and a subscriber for the change channels), every
 // command bounded in time, and Redis trouble turned into one clear JSON-RPC error.
 import { createClient } from "redis";
-import { ErrorCode, McpJsonRpcError } from "../../errors.ts";
+import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
 import type { Script } from "./scripts.ts";
 
 /** The part of a node-redis client (v5 or later) the store uses. */

@@ -1,6 +1,6 @@
 // List-changed and resource-updated announcements made on one instance reach listen streams on all
 // of them: each local announcement is published, and each one from elsewhere is announced here.
-import type { Hub, HubEvent } from "../../hub.ts";
+import type { Hub, HubEvent } from "../../features/change-hub.ts";
 import type { Connection } from "./connection.ts";
 
 export function createHubBridge(conn: Connection, channel: string, instanceId: string) {

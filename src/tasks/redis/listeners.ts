@@ -1,7 +1,7 @@
 // Listen streams on this instance, fed by the change channel (every instance publishes there),
 // and by the reconciling tick when a message was lost. A listener sees each status change once.
 import type { TaskEvent, TaskStateValue } from "../../../machines/task.machine.ts";
-import { isTerminalStatus, type TaskSnapshotLike } from "../../wire.ts";
+import { isTerminalStatus, type TaskSnapshotLike } from "../../protocol/wire.ts";
 import { nextSnapshot } from "./chart.ts";
 
 type Listener = (snapshot: TaskSnapshotLike) => void;

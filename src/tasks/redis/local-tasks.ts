@@ -3,7 +3,7 @@
 // cannot fill (a lost message) is closed by restarting the actor from the stored snapshot.
 import { createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskEvent } from "../../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "../../wire.ts";
+import type { TaskSnapshotLike } from "../../protocol/wire.ts";
 import type { TaskEntry } from "../store.ts";
 
 interface LocalTask {

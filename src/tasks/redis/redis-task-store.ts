@@ -1,7 +1,7 @@
 // `redisTaskStore()`: one server instance's handle on the shared store. Each call is one instance,
 // with its own worker id and lease, so two apps in one process behave as two servers.
 import { randomUUID } from "node:crypto";
-import type { Hub } from "../../hub.ts";
+import type { Hub } from "../../features/change-hub.ts";
 import type { TaskStore } from "../store.ts";
 import { openConnection, type RedisClientLike } from "./connection.ts";
 import { createHubBridge } from "./hub-bridge.ts";

@@ -3,8 +3,8 @@
 // publishes it, so the instance running the work and every listen stream hear of it.
 import type { InspectionEvent, Observer } from "xstate";
 import type { TaskEvent } from "../../../machines/task.machine.ts";
-import { ErrorCode, McpJsonRpcError } from "../../errors.ts";
-import { toGetTaskResultJson, type TaskSnapshotLike } from "../../wire.ts";
+import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
+import { toGetTaskResultJson, type TaskSnapshotLike } from "../../protocol/wire.ts";
 import { FinishedTask, type StoredTask, type TaskEntry, type TaskStore } from "../store.ts";
 import { decodeSnapshot, encodeSnapshot, CHART_VERSION, nextSnapshot, snapshotFromFinalJson, statusOfFinalJson } from "./chart.ts";
 import type { Connection } from "./connection.ts";

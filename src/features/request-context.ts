@@ -1,9 +1,9 @@
 import type { H3Event } from "h3";
-import { McpUsageError } from "./errors.ts";
-import type { Era } from "./wire.ts";
-import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel, RequestId } from "./types.ts";
-import type { McpExtensionPlugin } from "./plugins.ts";
-import type { Hub } from "./hub.ts";
+import { McpUsageError } from "../protocol/errors.ts";
+import type { Era } from "../protocol/wire.ts";
+import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel, RequestId } from "../protocol/types.ts";
+import type { McpExtensionPlugin } from "./extension-plugin.ts";
+import type { Hub } from "./change-hub.ts";
 
 /** What h3-mcp knows about the MCP request an h3 event carries. */
 export interface McpContext {

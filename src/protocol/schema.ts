@@ -1,6 +1,6 @@
 import { invalidParams } from "./errors.ts";
 import type { JsonObject } from "./types.ts";
-import type { StandardSchemaV1 } from "./utils/standard-schema.ts";
+import type { StandardSchemaV1 } from "../utils/standard-schema.ts";
 
 /** A Standard Schema (zod 4, valibot, arktype…) or a plain JSON Schema object. */
 export type SchemaInput = StandardSchemaV1 | JsonObject;

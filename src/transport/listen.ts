@@ -1,12 +1,12 @@
 // `subscriptions/listen`: one long-lived SSE stream per request, acknowledged first, with the
 // request id as `subscriptionId` on every message.
 import type { H3Event } from "h3";
-import { invalidParams } from "./errors.ts";
-import type { Hub } from "./hub.ts";
-import type { ListenStream, McpExtensionPlugin } from "./plugins.ts";
-import type { JsonObject, RequestId } from "./types.ts";
-import { META } from "./types.ts";
-import { type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "./wire.ts";
+import { invalidParams } from "../protocol/errors.ts";
+import type { Hub } from "../features/change-hub.ts";
+import type { ListenStream, McpExtensionPlugin } from "../features/extension-plugin.ts";
+import type { JsonObject, RequestId } from "../protocol/types.ts";
+import { META } from "../protocol/types.ts";
+import { type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
 
 const KEEPALIVE_MS = 15_000;
 

@@ -1,12 +1,12 @@
 // The user-facing task calls. They live in the core so `mcpTask` can be imported from "h3-mcp"
 // too, yet they only look up the tasks plugin on the request: the core never loads it.
 import type { H3Event } from "h3";
-import { getMcpContext } from "./context.ts";
-import { McpUsageError } from "./errors.ts";
-import type { InputAnswers, InputRequest } from "./mrtr.ts";
-import type { Mount } from "./mount.ts";
-import type { McpExtensionPlugin } from "./plugins.ts";
-import type { CallToolResult } from "./types.ts";
+import { getMcpContext } from "./request-context.ts";
+import { McpUsageError } from "../protocol/errors.ts";
+import type { InputAnswers, InputRequest } from "./mrtr/input-requests.ts";
+import type { ServedMount } from "./call-context.ts";
+import type { McpExtensionPlugin } from "./extension-plugin.ts";
+import type { CallToolResult, CreateTaskResult } from "../protocol/types.ts";
 
 /** The tasks extension identifier. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -30,18 +30,6 @@ export interface McpTaskOptions {
   statusMessage?: string;
   /** The work. Return a CallToolResult; throw an Error for a tool error, a McpJsonRpcError for a protocol error. */
   run(task: McpTaskContext): Promise<CallToolResult> | CallToolResult;
-}
-
-/** The flat task handle a `tools/call` answers with. */
-export interface CreateTaskResult {
-  resultType: "task";
-  taskId: string;
-  status: "working";
-  statusMessage?: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  ttlMs: number | null;
-  pollIntervalMs: number;
 }
 
 /** @internal What the tasks plugin offers these calls. */
@@ -88,7 +76,7 @@ function whyNoTask(event: H3Event): string | undefined {
   if (ctx.era !== "modern") return `Tasks need protocol 2026-07-28; this request speaks ${ctx.protocolVersion}`;
   const plugin = tasksPlugin(event);
   if (!plugin) {
-    const installed = (ctx["~server"] as Mount).plugins.some((p) => p.id === TASKS_EXTENSION);
+    const installed = (ctx["~server"] as ServedMount).plugins.some((p) => p.id === TASKS_EXTENSION);
     return installed
       ? "The tasks extension is not enabled for this request"
       : "The tasks extension is not installed: add mcpTasks() to extensionPlugins";

@@ -1,9 +1,12 @@
+// Building input requests: the typed requests a handler asks the client (elicitation, sampling, roots),
+// the capability each needs, and the `input_required` result that carries them.
 import type { H3Event } from "h3";
-import { getMcpContext, type McpContext } from "./context.ts";
-import { McpUsageError, missingCapability } from "./errors.ts";
-import { isStandardSchema, toJsonSchema, validateSync, type SchemaIssue } from "./schema.ts";
-import type { ClientCapabilities, JsonObject } from "./types.ts";
-import type { StandardSchemaV1 } from "./utils/standard-schema.ts";
+import { getMcpContext } from "../request-context.ts";
+import { McpUsageError, missingCapability } from "../../protocol/errors.ts";
+import { isStandardSchema, toJsonSchema } from "../../protocol/schema.ts";
+import type { ClientCapabilities, InputRequiredResult, JsonObject } from "../../protocol/types.ts";
+import type { StandardSchemaV1 } from "../../utils/standard-schema.ts";
+import { signState } from "./request-state.ts";
 
 // --- Input requests and the answers they type ---
 
@@ -69,6 +72,11 @@ export interface RequestedSchema {
 /** @internal The schema an elicitation was built from, kept off the wire for `mcpValidateElicitation`. */
 const sourceSchemas = new WeakMap<InputRequest, StandardSchemaV1 | RequestedSchema>();
 
+/** The schema `mcpElicit` built this request from, when it did. */
+export function sourceSchemaOf(request: InputRequest): StandardSchemaV1 | RequestedSchema | undefined {
+  return sourceSchemas.get(request);
+}
+
 /**
  * A form elicitation. `requestedSchema` is a flat JSON Schema object (or a zod object, turned into one).
  *
@@ -115,26 +123,6 @@ export function mcpListRoots(): InputRequest<ListRootsResult> {
   return { method: "roots/list", params: {} };
 }
 
-/**
- * Validates an elicitation answer's `content` against the schema that asked for it.
- * Returns the content when the user accepted and it conforms; `undefined` for decline/cancel.
- * Throws `McpUsageError` with the issues when an accepted answer does not conform.
- */
-export function mcpValidateElicitation<C>(
-  request: InputRequest<ElicitResult<C>>,
-  answer: ElicitResult<C> | undefined,
-): C | undefined {
-  if (!answer || answer.action !== "accept") return undefined;
-  const schema = sourceSchemas.get(request) ?? (request.params.requestedSchema as RequestedSchema | undefined);
-  const issues = schema ? checkContent(schema, answer.content) : [];
-  if (issues.length) {
-    const error = new McpUsageError("INVALID_INPUT", `Invalid answer: ${issues.map((i) => i.message).join("; ")}`);
-    (error as McpUsageError & { issues: SchemaIssue[] }).issues = issues;
-    throw error;
-  }
-  return answer.content as C;
-}
-
 /** The capability a client must declare to be asked this request, or undefined when it has it. */
 export function missingCapabilityFor(request: InputRequest, caps: ClientCapabilities): JsonObject | undefined {
   switch (request.method) {
@@ -165,13 +153,7 @@ export function assertCanAsk(requests: Record<string, InputRequest>, caps: Clien
   if (required) throw missingCapability(required);
 }
 
-// --- The synchronous (MRTR) flow ---
-
-export interface InputRequiredResult {
-  resultType: "input_required";
-  inputRequests?: Record<string, { method: string; params: JsonObject }>;
-  requestState?: string;
-}
+// --- The input_required result ---
 
 /**
  * Answers this request with `input_required`: the client asks its user (or model) and retries with
@@ -201,87 +183,7 @@ export function mcpInputRequired(
   return result;
 }
 
-/**
- * The client's answers to these requests on this retry, typed by the requests that asked.
- * Keys this server did not ask for are dropped, and so are answers without the outer shape of
- * their result (an elicitation answer without a valid `action`, say). What remains is still
- * unvalidated client input: check the content with `mcpValidateElicitation`.
- */
-export function mcpInputResponses<R extends Record<string, InputRequest>>(event: H3Event, requests: R): InputAnswers<R> {
-  const sent = getMcpContext(event).params.inputResponses;
-  const out: Record<string, unknown> = {};
-  if (sent && typeof sent === "object" && !Array.isArray(sent)) {
-    for (const key of Object.keys(requests)) {
-      const value = (sent as JsonObject)[key];
-      if (hasAnswerShape(requests[key]!.method, value)) out[key] = value;
-    }
-  }
-  return out as InputAnswers<R>;
-}
-
-/**
- * Whether a client's answer has the outer shape of a result for that request kind. An answer that
- * does not is treated as missing, so the request is asked again; the content inside stays unvalidated.
- */
-function hasAnswerShape(method: string, value: unknown): boolean {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const v = value as JsonObject;
-  switch (method) {
-    case "elicitation/create":
-      return (
-        (v.action === "accept" || v.action === "decline" || v.action === "cancel") &&
-        (v.content === undefined || (typeof v.content === "object" && v.content !== null && !Array.isArray(v.content)))
-      );
-    case "sampling/createMessage":
-      return typeof v.role === "string" && typeof v.content === "object" && v.content !== null;
-    case "roots/list":
-      return Array.isArray(v.roots);
-    default:
-      return true;
-  }
-}
-
-/**
- * One-call MRTR: the typed answers, and whether every request has one. When not, return `ask()`.
- *
- * @example
- * const input = mcpInput(event, { name: askName });
- * if (!input.complete) return input.ask();
- * return `Hello, ${input.answers.name?.content?.name}`;
- */
-export function mcpInput<R extends Record<string, InputRequest>>(
-  event: H3Event,
-  requests: R,
-): { complete: boolean; answers: InputAnswers<R>; ask(options?: { state?: unknown }): InputRequiredResult } {
-  const answers = mcpInputResponses(event, requests);
-  const missing: Record<string, InputRequest> = {};
-  for (const key of Object.keys(requests)) if (!(key in answers)) missing[key] = requests[key]!;
-  return {
-    complete: Object.keys(missing).length === 0,
-    answers,
-    ask: (options) => mcpInputRequired(event, missing, options),
-  };
-}
-
-/**
- * The `state` this server put in the `requestState` the client echoed, once verified (signature,
- * expiry, method and params). A bad or expired state never reaches a handler: it is answered with `-32602`.
- */
-export function mcpRequestState<T = unknown>(event: H3Event): T | undefined {
-  return (getMcpContext(event) as McpContext & { "~requestState"?: T })["~requestState"];
-}
-
 // --- Internal ---
-
-interface StateSigner {
-  sign(ctx: McpContext, state: unknown): string;
-}
-
-function signState(ctx: McpContext, state: unknown): string {
-  const signer = (ctx["~server"] as { signer?: StateSigner } | undefined)?.signer;
-  if (!signer) throw new McpUsageError("NO_STATE_SIGNER", "requestState needs a request served by defineMcpHandler");
-  return signer.sign(ctx, state);
-}
 
 function stripDialect(schema: JsonObject): JsonObject {
   const { $schema: _drop, additionalProperties: _ap, ...rest } = schema;
@@ -294,40 +196,4 @@ function mergeCapabilities(a: JsonObject, b: JsonObject): JsonObject {
     out[k] = out[k] && typeof out[k] === "object" && typeof v === "object" ? { ...(out[k] as JsonObject), ...(v as JsonObject) } : v;
   }
   return out;
-}
-
-function checkContent(schema: StandardSchemaV1 | RequestedSchema, content: unknown): SchemaIssue[] {
-  if (isStandardSchema(schema)) {
-    const r = validateSync(schema, content ?? {});
-    if (!r) return [];
-    return r.ok ? [] : r.issues;
-  }
-  if (typeof content !== "object" || content === null || Array.isArray(content)) return [{ message: "content must be an object" }];
-  const issues: SchemaIssue[] = [];
-  const c = content as JsonObject;
-  for (const key of schema.required ?? []) if (c[key] === undefined) issues.push({ message: `${key} is required`, path: [key] });
-  for (const [key, value] of Object.entries(c)) {
-    const prop = schema.properties[key];
-    if (!prop) continue;
-    if (!matchesPrimitive(prop, value)) issues.push({ message: `${key} does not match its schema`, path: [key] });
-  }
-  return issues;
-}
-
-function matchesPrimitive(prop: JsonObject, value: unknown): boolean {
-  if (Array.isArray(prop.enum) && !prop.enum.includes(value)) return false;
-  switch (prop.type) {
-    case "string":
-      return typeof value === "string";
-    case "boolean":
-      return typeof value === "boolean";
-    case "number":
-      return typeof value === "number" && Number.isFinite(value);
-    case "integer":
-      return Number.isInteger(value);
-    case "array":
-      return Array.isArray(value) && value.every((v) => typeof v === "string");
-    default:
-      return true;
-  }
 }

@@ -1,7 +1,7 @@
 import type { H3Event } from "h3";
-import type { Hub } from "./hub.ts";
+import type { Hub } from "./change-hub.ts";
 import type { ToolDefinition } from "./tools.ts";
-import type { JsonObject, RequestId } from "./types.ts";
+import type { JsonObject, RequestId } from "../protocol/types.ts";
 
 /** A method an extension serves (modern era only). Returns the result object; throw `McpJsonRpcError` for errors. */
 export interface McpPluginMethod {

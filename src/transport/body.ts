@@ -1,4 +1,4 @@
-import { McpJsonRpcError, ErrorCode } from "./errors.ts";
+import { McpJsonRpcError, ErrorCode } from "../protocol/errors.ts";
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 

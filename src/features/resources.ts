@@ -1,9 +1,14 @@
 import type { H3Event } from "h3";
-import type { InputRequiredResult } from "./mrtr.ts";
 import type { Completer } from "./prompts.ts";
-import type { CacheHints } from "./server.ts";
-import type { JsonObject } from "./types.ts";
-import { parseUriTemplate, type UriTemplate } from "./uri-template.ts";
+import type { InputRequiredResult, JsonObject } from "../protocol/types.ts";
+import { parseUriTemplate, type UriTemplate } from "../protocol/uri-template.ts";
+
+export interface CacheHints {
+  /** How long a client may reuse a list or discover result. */
+  ttlMs?: number;
+  /** `public`: any caller may share it; `private`: one authorization context only. */
+  cacheScope?: "public" | "private";
+}
 
 export interface ResourceContents {
   uri: string;

@@ -1,20 +1,20 @@
 // The 2025-11-25 (and 2025-06-18 / 2025-03-26) path: initialize, sessions, a GET stream.
 // Legacy clients never see modern-only capabilities, and tasks are undefined for them.
 import type { H3Event } from "h3";
-import { callTool } from "./call-tool.ts";
-import { ErrorCode, invalidParams, McpJsonRpcError, methodNotFound } from "./errors.ts";
+import { callTool } from "../features/call-tool.ts";
+import { ErrorCode, invalidParams, McpJsonRpcError, methodNotFound } from "../protocol/errors.ts";
 import type { Mount } from "./mount.ts";
-import type { McpExtensionPlugin } from "./plugins.ts";
+import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
 import { createRequestContext, respond } from "./request.ts";
-import { complete, getPrompt, readResource } from "./features.ts";
+import { complete, getPrompt, readResource } from "../features/content-methods.ts";
 import { withInputBridge } from "./legacy-input.ts";
-import type { MethodCall } from "./method-call.ts";
+import type { MethodCall } from "../features/call-context.ts";
 import { serves } from "./modern.ts";
-import { fromCursor } from "./server.ts";
+import { fromCursor } from "../features/compiled-server.ts";
 import type { LegacySession } from "./sessions.ts";
-import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel } from "./types.ts";
-import { LEGACY_VERSIONS, LOG_LEVELS } from "./types.ts";
-import { emptyResponse, errorResponse, jsonResponse, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "./wire.ts";
+import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel } from "../protocol/types.ts";
+import { LEGACY_VERSIONS, LOG_LEVELS } from "../protocol/types.ts";
+import { emptyResponse, errorResponse, jsonResponse, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
 import type { JsonRpcMessage } from "./modern.ts";
 
 const NO_EXTENSIONS: ReadonlyMap<string, McpExtensionPlugin> = new Map();

@@ -1,10 +1,10 @@
 // One MCP request's life: its context, its optional SSE stream for progress and logs, and the
 // turn of a handler's value (or throw) into a Response.
 import type { H3Event } from "h3";
-import type { McpContext } from "./context.ts";
-import { invalidParams, McpJsonRpcError } from "./errors.ts";
-import type { JsonObject, LoggingLevel } from "./types.ts";
-import { LOG_LEVELS, META } from "./types.ts";
+import type { McpContext } from "../features/request-context.ts";
+import { invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
+import type { JsonObject, LoggingLevel } from "../protocol/types.ts";
+import { LOG_LEVELS, META } from "../protocol/types.ts";
 import {
   errorResponse,
   jsonResponse,
@@ -16,7 +16,7 @@ import {
   toResultMessage,
   type Era,
   type WireResponse,
-} from "./wire.ts";
+} from "../protocol/wire.ts";
 
 export type RequestInit = Pick<
   McpContext,

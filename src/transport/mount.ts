@@ -1,13 +1,14 @@
 import type { H3Event } from "h3";
-import type { Hub } from "./hub.ts";
+import type { Hub } from "../features/change-hub.ts";
 import type { EndableStream } from "./listen.ts";
-import type { McpExtensionPlugin, McpPluginMethod } from "./plugins.ts";
-import type { RequestStateSigner } from "./request-state.ts";
-import type { CompiledServer } from "./server.ts";
+import type { ServedMount } from "../features/call-context.ts";
+import type { McpExtensionPlugin, McpPluginMethod } from "../features/extension-plugin.ts";
+import type { RequestStateSigner } from "../features/mrtr/request-state.ts";
+import type { CompiledServer } from "../features/compiled-server.ts";
 import type { SessionStore } from "./sessions.ts";
 
 /** Everything a handler prepared at mount; shared by the modern and legacy paths. */
-export interface Mount {
+export interface Mount extends ServedMount {
   resolve(event: H3Event): CompiledServer;
   /** True when options are a function of the event: discover then follows plugin predicates. */
   dynamic: boolean;

@@ -69,3 +69,22 @@ export interface ToolAnnotations {
 }
 
 export type TaskSupport = "forbidden" | "optional" | "required";
+
+/** A result that asks the client for input first (MRTR): the client answers and retries with `inputResponses`. */
+export interface InputRequiredResult {
+  resultType: "input_required";
+  inputRequests?: Record<string, { method: string; params: JsonObject }>;
+  requestState?: string;
+}
+
+/** The flat task handle a `tools/call` answers with. */
+export interface CreateTaskResult {
+  resultType: "task";
+  taskId: string;
+  status: "working";
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number | null;
+  pollIntervalMs: number;
+}

@@ -1,9 +1,8 @@
 import type { H3Event } from "h3";
-import { invalidParams } from "./errors.ts";
-import type { InputRequiredResult } from "./mrtr.ts";
-import { isStandardSchema, toJsonSchema, type SchemaInput } from "./schema.ts";
-import type { ContentBlock, JsonObject } from "./types.ts";
-import type { StandardSchemaV1 } from "./utils/standard-schema.ts";
+import { invalidParams } from "../protocol/errors.ts";
+import { isStandardSchema, toJsonSchema, type SchemaInput } from "../protocol/schema.ts";
+import type { ContentBlock, InputRequiredResult, JsonObject } from "../protocol/types.ts";
+import type { StandardSchemaV1 } from "../utils/standard-schema.ts";
 
 export interface PromptMessage {
   role: "user" | "assistant";

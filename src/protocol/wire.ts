@@ -1,7 +1,7 @@
 // The only module that turns values into JSON sent to a client: JSON-RPC envelopes, SSE
 // frames, HTTP responses and the task envelopes. Everything else passes typed values here.
 import { FastResponse } from "srvx";
-import type { TaskContext, TaskStateValue } from "../machines/task.machine.ts";
+import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "./errors.ts";
 import type { JsonObject, RequestId } from "./types.ts";
 import { META } from "./types.ts";

@@ -1,10 +1,12 @@
+// Signing state: the `requestState` a server hands out with `input_required` and verifies on the retry.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { McpContext } from "./context.ts";
-import { invalidParams, McpUsageError } from "./errors.ts";
+import type { H3Event } from "h3";
+import { getMcpContext, type McpContext } from "../request-context.ts";
+import { invalidParams, McpUsageError } from "../../protocol/errors.ts";
+import type { JsonObject } from "../../protocol/types.ts";
 
 /** Longest token accepted, and so the longest issued. */
 const MAX_TOKEN = 65_536;
-import type { JsonObject } from "./types.ts";
 
 export interface RequestStateOptions {
   /**
@@ -63,6 +65,21 @@ export function createRequestStateSigner(options: RequestStateOptions = {}, now:
 }
 
 export type RequestStateSigner = ReturnType<typeof createRequestStateSigner>;
+
+/**
+ * The `state` this server put in the `requestState` the client echoed, once verified (signature,
+ * expiry, method and params). A bad or expired state never reaches a handler: it is answered with `-32602`.
+ */
+export function mcpRequestState<T = unknown>(event: H3Event): T | undefined {
+  return (getMcpContext(event) as McpContext & { "~requestState"?: T })["~requestState"];
+}
+
+/** Signs `state` for this request with the signer of the handler serving it. */
+export function signState(ctx: McpContext, state: unknown): string {
+  const signer = (ctx["~server"] as { signer?: RequestStateSigner } | undefined)?.signer;
+  if (!signer) throw new McpUsageError("NO_STATE_SIGNER", "requestState needs a request served by defineMcpHandler");
+  return signer.sign(ctx, state);
+}
 
 // --- Internal ---
 

@@ -1,19 +1,19 @@
 import { defineHandler, type EventHandlerWithFetch, type H3Event } from "h3";
 import { DEFAULT_MAX_BODY, readBodyText } from "./body.ts";
-import { ErrorCode, McpJsonRpcError } from "./errors.ts";
-import { createHub, type ListKind } from "./hub.ts";
+import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
+import { createHub, type ListKind } from "../features/change-hub.ts";
 import { handleLegacy, handleLegacyStream } from "./legacy.ts";
 import { deliverResponse } from "./legacy-input.ts";
 import { handleModern, type JsonRpcMessage } from "./modern.ts";
 import { staticExtensions, type Mount } from "./mount.ts";
-import type { McpExtensionPlugin } from "./plugins.ts";
-import { createRequestStateSigner, type RequestStateOptions } from "./request-state.ts";
+import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
+import { createRequestStateSigner, type RequestStateOptions } from "../features/mrtr/request-state.ts";
 import { createOriginCheck, type OriginPolicy } from "./security.ts";
-import { createServerResolver, type McpServerOptions } from "./server.ts";
+import { createServerResolver, type McpServerOptions } from "../features/compiled-server.ts";
 import { createSessionStore, type SessionOptions } from "./sessions.ts";
-import { LEGACY_VERSIONS, META, MODERN_VERSION } from "./types.ts";
-import type { JsonObject } from "./types.ts";
-import { emptyResponse, errorResponse, jsonResponse, toJsonRpcError, type Era, type WireResponse } from "./wire.ts";
+import { LEGACY_VERSIONS, META, MODERN_VERSION } from "../protocol/types.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { emptyResponse, errorResponse, jsonResponse, toJsonRpcError, type Era, type WireResponse } from "../protocol/wire.ts";
 
 /** Transport, security and extension settings, fixed at mount. */
 export interface McpHandlerConfig extends OriginPolicy {

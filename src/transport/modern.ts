@@ -1,17 +1,17 @@
 // The 2026-07-28 stateless path: headers and `_meta` checked in the spec's order, then dispatch.
 import type { H3Event } from "h3";
-import { callTool } from "./call-tool.ts";
-import { ErrorCode, headerMismatch, invalidParams, McpJsonRpcError, methodNotFound } from "./errors.ts";
-import { decodeHeaderValue, expectHeader } from "./headers.ts";
-import { complete, getPrompt, readResource } from "./features.ts";
+import { callTool } from "../features/call-tool.ts";
+import { ErrorCode, headerMismatch, invalidParams, McpJsonRpcError, methodNotFound } from "../protocol/errors.ts";
+import { decodeHeaderValue, expectHeader } from "../protocol/headers.ts";
+import { complete, getPrompt, readResource } from "../features/content-methods.ts";
 import { openListenStream, type ListenCore } from "./listen.ts";
-import type { MethodCall } from "./method-call.ts";
+import type { MethodCall } from "../features/call-context.ts";
 import { enabledPlugins, type Mount } from "./mount.ts";
 import { createRequestContext, respond } from "./request.ts";
-import { fromCursor, type CompiledServer } from "./server.ts";
-import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "./types.ts";
-import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "./types.ts";
-import { emptyResponse, errorResponse, jsonResponse, toResultMessageRaw, type WireResponse } from "./wire.ts";
+import { fromCursor, type CompiledServer } from "../features/compiled-server.ts";
+import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/types.ts";
+import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
+import { emptyResponse, errorResponse, jsonResponse, toResultMessageRaw, type WireResponse } from "../protocol/wire.ts";
 
 export interface JsonRpcMessage {
   method: string;

@@ -1,24 +1,18 @@
 import type { H3Event } from "h3";
-import { invalidParams } from "./errors.ts";
-import type { McpExtensionPlugin } from "./plugins.ts";
+import { invalidParams } from "../protocol/errors.ts";
+import type { McpExtensionPlugin } from "./extension-plugin.ts";
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from "./prompts.ts";
 import {
   compileTemplate,
   resourceEntry,
+  type CacheHints,
   type CompiledTemplate,
   type ResourceDefinition,
   type ResourceTemplateDefinition,
 } from "./resources.ts";
 import { compileTools, type CompiledTool, type ToolDefinition } from "./tools.ts";
-import type { Implementation, JsonObject } from "./types.ts";
-import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "./types.ts";
-
-export interface CacheHints {
-  /** How long a client may reuse a list or discover result. */
-  ttlMs?: number;
-  /** `public`: any caller may share it; `private`: one authorization context only. */
-  cacheScope?: "public" | "private";
-}
+import type { Implementation, JsonObject } from "../protocol/types.ts";
+import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
 
 /** What the server is and serves. Give it as an object, or as a function of the request. */
 export interface McpServerOptions {

@@ -1,10 +1,10 @@
 // prompts/get, resources/read and completion/complete, for both eras.
-import { ErrorCode, invalidParams, McpJsonRpcError } from "./errors.ts";
-import { verifyRequestState, type MethodCall } from "./method-call.ts";
+import { ErrorCode, invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
+import { verifyRequestState, type MethodCall } from "./call-context.ts";
 import { assertPromptArguments, toPromptResult, type Completer } from "./prompts.ts";
 import { toReadResult } from "./resources.ts";
-import { validateOrThrow } from "./schema.ts";
-import type { JsonObject } from "./types.ts";
+import { validateOrThrow } from "../protocol/schema.ts";
+import type { JsonObject } from "../protocol/types.ts";
 
 export async function getPrompt(call: MethodCall): Promise<JsonObject> {
   const { event, server, params } = call;

@@ -2,11 +2,11 @@
 // server-to-client JSON-RPC request on the POST's SSE stream, collects the responses the client
 // POSTs back, and runs the method again with them as `inputResponses` — the same handler code
 // serves both eras.
-import { ErrorCode, McpJsonRpcError } from "./errors.ts";
+import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import type { RequestContext } from "./request.ts";
 import type { LegacySession } from "./sessions.ts";
-import type { JsonObject } from "./types.ts";
-import { describeThrown } from "./utils/describe.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { describeThrown } from "../utils/describe.ts";
 
 const MAX_ROUNDS = 10;
 const ANSWER_TIMEOUT_MS = 10 * 60_000;

@@ -1,5 +1,5 @@
 import { nanoid } from "nanoid";
-import type { ClientCapabilities, Implementation, LoggingLevel } from "./types.ts";
+import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/types.ts";
 
 /** A legacy (initialize-based) session. */
 export interface LegacySession {

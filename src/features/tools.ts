@@ -1,9 +1,7 @@
 import type { H3Event } from "h3";
-import type { InputRequiredResult } from "./mrtr.ts";
-import type { CreateTaskResult } from "./task-api.ts";
-import { toJsonSchema, type SchemaInput } from "./schema.ts";
-import type { CallToolResult, JsonObject, TaskSupport, ToolAnnotations } from "./types.ts";
-import type { StandardSchemaV1 } from "./utils/standard-schema.ts";
+import { toJsonSchema, type SchemaInput } from "../protocol/schema.ts";
+import type { CallToolResult, CreateTaskResult, InputRequiredResult, JsonObject, TaskSupport, ToolAnnotations } from "../protocol/types.ts";
+import type { StandardSchemaV1 } from "../utils/standard-schema.ts";
 
 /** What a tool handler may return. Plugins may produce more (the tasks extension returns a task handle). */
 export type ToolReturn =

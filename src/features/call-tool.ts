@@ -1,11 +1,11 @@
 import type { H3Event } from "h3";
-import { ErrorCode, invalidParams, McpJsonRpcError } from "./errors.ts";
-import { checkParamHeaders } from "./headers.ts";
-import { verifyRequestState, type MethodCall } from "./method-call.ts";
-import { validateOrThrow, validateSync, isStandardSchema } from "./schema.ts";
+import { ErrorCode, invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
+import { checkParamHeaders } from "../protocol/headers.ts";
+import { verifyRequestState, type MethodCall } from "./call-context.ts";
+import { validateOrThrow, validateSync, isStandardSchema } from "../protocol/schema.ts";
 import { toToolResult, type ToolDefinition } from "./tools.ts";
-import type { JsonObject } from "./types.ts";
-import { describeThrown } from "./utils/describe.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { describeThrown } from "../utils/describe.ts";
 
 /** `tools/call` in either era: gate, header and argument checks, the handler, then the result's shape. */
 export async function callTool(call: MethodCall): Promise<JsonObject> {

@@ -1,0 +1,95 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { findCircles, importGraph, importsOf, type ImportGraph } from "../../scripts/import-graph.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const rel = (file: string) => path.relative(root, file);
+const graph = importGraph([path.join(root, "src"), path.join(root, "machines")]);
+
+/** What each folder may import, lowest first: protocol ← features ← transport ← tasks; machines and utils below all. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  machines: ["machines"],
+  "src/utils": ["src/utils"],
+  "src/protocol": ["src/protocol", "src/utils", "machines"],
+  "src/features": ["src/features", "src/protocol", "src/utils", "machines"],
+  "src/transport": ["src/transport", "src/features", "src/protocol", "src/utils", "machines"],
+  "src/tasks": ["src/tasks", "src/transport", "src/features", "src/protocol", "src/utils", "machines"],
+};
+const layerOf = (file: string) =>
+  Object.keys(MAY_IMPORT)
+    .filter((layer) => rel(file).startsWith(`${layer}/`))
+    .sort((a, b) => b.length - a.length)[0];
+
+describe("the import graph of src/ and machines/", () => {
+  it("reads the files it checks, type imports and re-exports included", () => {
+    const tasksIndex = graph.get(path.join(root, "src/tasks/index.ts"))!.map(rel);
+    expect(tasksIndex).toContain("src/tasks/plugin.ts"); // export … from
+    const tools = graph.get(path.join(root, "src/features/tools.ts"))!.map(rel);
+    expect(tools).toContain("src/protocol/types.ts"); // import type
+    expect(graph.size).toBeGreaterThan(30);
+  });
+
+  it("has no circle", () => {
+    const circles = findCircles(graph).map((c) => `${c.files.length} files, e.g. ${c.path.map(rel).join(" → ")}`);
+    expect(circles).toEqual([]);
+  });
+
+  it("only imports down the layers", () => {
+    const wrong: string[] = [];
+    for (const [file, imports] of graph) {
+      const layer = layerOf(file);
+      if (layer === undefined) {
+        // Only the public entry sits outside a layer: it may re-export any of them.
+        expect(rel(file)).toBe("src/index.ts");
+        continue;
+      }
+      for (const target of imports) {
+        const to = layerOf(target);
+        if (to === undefined || !MAY_IMPORT[layer]!.includes(to)) wrong.push(`${rel(file)} → ${rel(target)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("keeps machines/ on xstate alone", () => {
+    for (const file of [...graph.keys()].filter((f) => rel(f).startsWith("machines/"))) {
+      const specs = ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((f) => f.fileName);
+      for (const spec of specs) expect(spec.startsWith("./") || spec === "xstate", `${rel(file)} imports ${spec}`).toBe(true);
+    }
+  });
+});
+
+describe("findCircles", () => {
+  const graphOf = (files: Record<string, string>): ImportGraph =>
+    new Map(Object.entries(files).map(([name, text]) => [path.resolve("/x", name), importsOf(path.resolve("/x", name), text)]));
+
+  it("finds a circle made of a type import and a re-export", () => {
+    const circles = findCircles(
+      graphOf({
+        "a.ts": 'import type { B } from "./b.ts";\nexport const a = 1;',
+        "b.ts": 'export { a } from "./a.ts";\nexport type B = number;',
+        "c.ts": 'import { a } from "./a.ts";',
+      }),
+    );
+    expect(circles.map((c) => c.path.map((f) => path.basename(f)))).toEqual([["a.ts", "b.ts", "a.ts"]]);
+  });
+
+  it("finds a file that imports itself, and a long circle as one", () => {
+    const circles = findCircles(
+      graphOf({
+        "self.ts": 'import type { S } from "./self.ts";',
+        "p.ts": 'import "./q.ts";',
+        "q.ts": 'const r = import("./r.ts");',
+        "r.ts": 'import { p } from "./p.ts";',
+      }),
+    );
+    expect(circles.map((c) => c.files.map((f) => path.basename(f)))).toEqual([["self.ts"], ["p.ts", "q.ts", "r.ts"]]);
+  });
+
+  it("passes a graph without circles", () => {
+    expect(findCircles(graphOf({ "a.ts": 'import "./b.ts";', "b.ts": "", "c.ts": 'import "./a.ts";\nimport "./b.ts";' }))).toEqual([]);
+  });
+});
