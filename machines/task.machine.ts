@@ -97,11 +97,16 @@ const endings = {
       }),
     },
   },
+  // A failed task says why: the error's message replaces whatever progress message it had.
   "work.protocolError": {
     target: "failed",
     actions: {
       type: "storeError",
-      params: ({ event }: { event: EventOf<"work.protocolError"> }) => ({ error: event.error, at: event.at }),
+      params: ({ event }: { event: EventOf<"work.protocolError"> }) => ({
+        error: event.error,
+        statusMessage: event.error.message,
+        at: event.at,
+      }),
     },
   },
   "task.cancel": {

@@ -1,13 +1,15 @@
 // tasks/get, tasks/update, tasks/cancel, the `taskIds` listen filter and the taskSupport gate.
 // They only send events to actors and turn snapshots into envelopes (in wire.ts).
 import type { H3Event } from "h3";
+import type { InputRequest } from "../../machines/task.machine.ts";
 import { getMcpContext } from "../features/request-context.ts";
 import { ErrorCode, invalidParams, McpJsonRpcError, missingCapability } from "../protocol/errors.ts";
-import type { ListenFilter, McpPluginMethod } from "../features/extension-plugin.ts";
+import { hasAnswerShape } from "../features/mrtr/answers.ts";
+import type { ListenFilter, ListenStream, McpPluginMethod } from "../features/extension-plugin.ts";
 import { TASKS_EXTENSION } from "../features/task-api.ts";
 import type { ToolDefinition } from "../features/tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
-import { EMPTY_ACK, RawJson, toDetailedTask, toGetTaskResult } from "../protocol/wire.ts";
+import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "../protocol/wire.ts";
 import { snapshotOf } from "./runtime.ts";
 import { FinishedTask, type TaskStore } from "./store.ts";
 
@@ -55,9 +57,11 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         if (typeof responses !== "object" || responses === null || Array.isArray(responses)) {
           throw invalidParams("params.inputResponses must be an object");
         }
-        return after(store.send(taskId, owner, { type: "input.answer", responses: responses as JsonObject, at: deps.now() }), (known) => {
-          if (!known) throw unknown();
-          return EMPTY_ACK;
+        return after(store.get(taskId, owner), (entry) => {
+          if (!entry) throw unknown();
+          if (entry instanceof FinishedTask) return EMPTY_ACK;
+          const answers = wellFormedAnswers(snapshotOf(entry).context.inputRequests, responses as JsonObject);
+          return after(store.send(taskId, owner, { type: "input.answer", responses: answers, at: deps.now() }), () => EMPTY_ACK);
         });
       },
     },
@@ -74,7 +78,11 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
   };
 }
 
-/** `taskIds` on subscriptions/listen: agrees to the caller's own known tasks and pushes each status change. */
+/**
+ * `taskIds` on subscriptions/listen: agrees to the caller's own known tasks, sends each one's current
+ * state right after the ack (so a state reached before the listen is never missed), then each status
+ * change. A running task's expiry is sent when it happens, by a timer of the stream's own.
+ */
 export function createTaskListenFilter(deps: TaskHandlerDeps): ListenFilter {
   return {
     key: "taskIds",
@@ -82,24 +90,11 @@ export function createTaskListenFilter(deps: TaskHandlerDeps): ListenFilter {
       if (!declaresTasks(event)) throw missingCapability(REQUIRED);
       if (!Array.isArray(value)) throw invalidParams("notifications.taskIds must be an array of task ids");
       const owner = deps.owner(event);
-      const agreed: string[] = [];
-      const pending: Promise<void>[] = [];
-      for (const id of new Set(value)) {
-        if (typeof id !== "string") continue;
-        const off = deps.store.subscribe(id, owner, (snapshot) => {
-          stream.notify("notifications/tasks", toDetailedTask(snapshot));
-        });
-        const settle = (off: (() => void) | undefined) => {
-          if (!off) return;
-          stream.onClose(off);
-          agreed.push(id);
-        };
-        if (off instanceof Promise) pending.push(off.then(settle));
-        else settle(off);
-      }
+      const ids = [...new Set(value)].filter((id): id is string => typeof id === "string");
+      const agreed = ids.map((id) => agreeTo(deps, stream, id, owner));
       // A shared store answers later; the acknowledgement keeps the order the ids were asked in.
-      if (!pending.length) return agreed;
-      return Promise.all(pending).then(() => value.filter((id, i) => agreed.includes(id) && value.indexOf(id) === i));
+      if (!agreed.some((a) => a instanceof Promise)) return ids.filter((_, i) => agreed[i]);
+      return Promise.all(agreed).then((ok) => ids.filter((_, i) => ok[i]));
     },
   };
 }
@@ -119,7 +114,88 @@ export function requireTaskGate(event: H3Event, tool: ToolDefinition<any>): void
 
 // --- Internal ---
 
+/**
+ * The answers without those to outstanding requests that lack the outer shape of their result, as MRTR
+ * takes them: a malformed answer counts as missing, so its key stays outstanding. Other keys pass (the
+ * chart ignores keys that are not outstanding); the content stays unvalidated.
+ */
+function wellFormedAnswers(outstanding: Record<string, InputRequest>, responses: JsonObject): JsonObject {
+  const malformed = (key: string) => Object.hasOwn(outstanding, key) && !hasAnswerShape(outstanding[key]!.method, responses[key]);
+  if (!Object.keys(responses).some(malformed)) return responses;
+  // Entries, not assignment: a key named __proto__ must stay an own key.
+  return Object.fromEntries(Object.entries(responses).filter(([key]) => !malformed(key)));
+}
+
+/** Subscribes `stream` to one task and sends its current state; false when the caller may not have it. */
+function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner: unknown): boolean | Promise<boolean> {
+  let stopTimer: (() => void) | undefined;
+  // A shared store may deliver a change the current state below already showed: each status goes out once.
+  let sent: string | undefined;
+  const send = (snapshot: TaskSnapshotLike) => {
+    if (snapshot.value === sent) return;
+    sent = snapshot.value;
+    stream.notify("notifications/tasks", toDetailedTask(snapshot));
+  };
+  const subscribed = deps.store.subscribe(id, owner, (snapshot) => {
+    send(snapshot);
+    if (isTerminalStatus(snapshot.value)) stopTimer?.();
+  });
+  return after(subscribed, (off) => {
+    if (!off) return false;
+    return after(deps.store.get(id, owner), (entry) => {
+      if (!entry) {
+        off();
+        return false;
+      }
+      stream.onClose(off);
+      if (entry instanceof FinishedTask) {
+        if (sent === undefined) stream.notify("notifications/tasks", finishedDetailedTask(entry));
+        sent = entry.status;
+        return true;
+      }
+      send(snapshotOf(entry));
+      if (entry.expiresAt !== Infinity) {
+        stopTimer = expiryTimer(deps, id, entry.expiresAt);
+        stream.onClose(stopTimer);
+      }
+      return true;
+    });
+  });
+}
+
 /** `fn(value)`, after the value when it is a promise: the in-memory store stays synchronous. */
-function after<T, R>(value: T | Promise<T>, fn: (value: T) => R): R | Promise<R> {
+function after<T, R>(value: T | Promise<T>, fn: (value: T) => R | Promise<R>): R | Promise<R> {
   return value instanceof Promise ? value.then(fn) : fn(value);
+}
+
+/** A finished task's kept `tasks/get` JSON as the DetailedTask a notification carries. */
+function finishedDetailedTask(entry: FinishedTask): JsonObject {
+  const { resultType: _, ...task } = JSON.parse(entry.json) as JsonObject;
+  return task;
+}
+
+// setTimeout's longest delay; a longer ttl waits in steps.
+const MAX_DELAY = 2 ** 31 - 1;
+
+/**
+ * Fires the task's expiry at its time. The timer is the stream's: it lives only while the stream
+ * is open and its task runs, and never holds the process open. The store itself runs no timer.
+ */
+function expiryTimer(deps: TaskHandlerDeps, id: string, expiresAt: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        if (!deps.store.expire(id)) arm();
+      },
+      Math.min(MAX_DELAY, Math.max(0, expiresAt - deps.now())),
+    );
+    (timer as { unref?: () => void }).unref?.();
+  };
+  arm();
+  return () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
 }

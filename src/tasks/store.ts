@@ -67,6 +67,12 @@ export interface TaskStore {
   /** Keeps only the final snapshot of a finished task (as its `tasks/get` JSON): the actor and its listeners are let go. */
   finish(entry: TaskEntry, status: TaskStateValue, json: string): void;
   /**
+   * Records the expiry of a running task whose time has come (the chart's `task.expire`, which tells its
+   * listeners), for a listen stream's timer. Returns false while the task is not due yet; true once it is
+   * (or is already final or gone), so a timer that fired early knows to wait again.
+   */
+  expire(id: string): boolean;
+  /**
    * Drops expired tasks (expiring running ones first). Returns how many went. With `maxRunning`,
    * stops after expiring that many running tasks; the rest wait for the next sweep, unreachable meanwhile.
    */
@@ -181,6 +187,13 @@ export function createTaskStore(options: {
       if (running.get(entry.id) !== entry) return;
       running.delete(entry.id);
       table.finish(table.find(entry.id), status, json);
+    },
+    expire(id) {
+      const entry = running.get(id);
+      if (!entry?.actor) return true;
+      if (entry.expiresAt > options.now()) return false;
+      options.onExpire(entry);
+      return true;
     },
     sweep,
     get size() {

@@ -253,7 +253,11 @@ async function runScenario({ tasks: n, batches }: { tasks: number; batches: Op[]
       case "finish":
         if (op.how === "return") await t.driver.send({ type: "return" });
         else if (op.how === "toolError") await t.driver.send({ type: "throw", error: new Error("tool gave up") });
-        else await t.driver.send({ type: "throw", error: new McpJsonRpcError(-32603, "protocol trouble") });
+        else {
+          // A failed task's statusMessage is its error's message.
+          t.messages.add("protocol trouble");
+          await t.driver.send({ type: "throw", error: new McpJsonRpcError(-32603, "protocol trouble") });
+        }
         return;
     }
   };

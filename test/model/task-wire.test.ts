@@ -212,6 +212,8 @@ async function expire(
   const sse = sseReader(res);
   try {
     expect((await sse.next()).params.notifications).toStrictEqual({ taskIds: [taskId] });
+    // Right after the ack, the state the task is in.
+    expect((await sse.next()).params, `${step}: the state at the listen`).toStrictEqual({ ...detailedTask(chart), _meta: { [SUB]: "sub" } });
 
     setNow(expiresAt + 1);
     const expired = transition(taskMachine, chart, { type: "task.expire", at: expiresAt + 1 })[0];

@@ -126,6 +126,7 @@ describe("run never settles", () => {
     const f = faultApp({ ttlMs: 1000 });
     const taskId = await f.start(() => new Promise(() => {}));
     const sse = await f.listen([taskId]);
+    expect((await sse.next()).params.status).toBe("working");
     const context = new WeakRef(f.contexts.get(taskId)!);
     const signal = f.contexts.get(taskId)!.signal;
     f.contexts.clear();
@@ -200,6 +201,8 @@ describe("a listener disconnects mid-stream", () => {
     const openBefore = listenStats.open;
     const a = await f.listen([taskId], "a");
     const b = await f.listen([taskId], "b");
+    expect((await a.next()).params.status).toBe("input_required");
+    expect((await b.next()).params.status).toBe("input_required");
     expect(f.plugin.store.listenerCount).toBe(2);
     expect(listenStats.open).toBe(openBefore + 2);
     await f.rpc("tasks/update", { taskId, inputResponses: { ok: { action: "accept", content: { ok: true } } } });
@@ -273,6 +276,7 @@ describe("the TTL expires while a task waits for input", () => {
     });
     expect((await f.get(taskId)).result.status).toBe("input_required");
     const sse = await f.listen([taskId]);
+    expect((await sse.next()).params.status).toBe("input_required");
     f.clock.advance(5000);
     const late = await f.rpc("tasks/update", { taskId, inputResponses: { ok: { action: "accept", content: { ok: true } } } });
     expect(late.status).toBe(400);

@@ -327,7 +327,8 @@ describe("ways out", () => {
         expect(s.context.error).toStrictEqual(error);
         expect(s.context).not.toHaveProperty("result");
         expect(s.context.inputRequests).toStrictEqual({});
-        expect(s.context.statusMessage).toBe("Queued");
+        // A failed task says why.
+        expect(s.context.statusMessage).toBe("API rate limit exceeded");
       });
 
       it("task.cancel → cancelled, dropping outstanding requests", () => {

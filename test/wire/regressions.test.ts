@@ -24,6 +24,7 @@ describe("task outcomes that are not plain data", () => {
     const { taskId } = (await call(app, "tools/call", { name: "t" }, { caps })).body.result;
     const sse = sseReader(await app.fetch(modernRequest("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { caps })));
     await sse.next();
+    expect((await sse.next()).params.status).toBe("working");
     finish({ content: [], structuredContent: { n: 1n } });
     const frame = await sse.next();
     expect(frame.params).toMatchObject({ status: "failed", error: { code: -32603 } });

@@ -32,6 +32,8 @@ describe("notifications/tasks over subscriptions/listen", () => {
     expectShape(S.listenAck, ack);
     expect(ack.params).toEqual({ notifications: { taskIds: [mine] }, _meta: { [SUB]: "sub-1" } });
     expect(plugin.store.listenerCount).toBe(1);
+    // Right after the ack, the state the task already reached.
+    expect((await sse.next()).params).toMatchObject({ taskId: mine, status: "input_required", _meta: { [SUB]: "sub-1" } });
 
     await call(app, "tasks/update", { taskId: mine, inputResponses: { confirm: { action: "accept", content: { confirm: true } } } }, { caps, ...alice });
     const working = await sse.next();
@@ -54,6 +56,7 @@ describe("notifications/tasks over subscriptions/listen", () => {
     const { taskId } = (await call(app, "tools/call", { name: "render", arguments: { frames: 2 } }, { caps })).body.result;
     const sse = sseReader(await listen(app, [taskId], { meta: { progressToken: "p", "io.modelcontextprotocol/logLevel": "debug" } }));
     await sse.next();
+    expect((await sse.next()).params.status).toBe("working");
     gates.open(`frame:${taskId}:1`);
     await tick();
     expect(await sse.quiet()).toBe(true);
@@ -72,6 +75,8 @@ describe("notifications/tasks over subscriptions/listen", () => {
     const b = sseReader(await listen(app, [ids[0]], { id: "b" }));
     expect((await a.next()).params.notifications.taskIds).toEqual(ids);
     expect((await b.next()).params.notifications.taskIds).toEqual([ids[0]]);
+    for (const id of ids) expect((await a.next()).params).toMatchObject({ taskId: id, status: "working" });
+    expect((await b.next()).params).toMatchObject({ taskId: ids[0], status: "working" });
     expect(plugin.store.listenerCount).toBe(4);
     await call(app, "tasks/cancel", { taskId: ids[0] }, { caps });
     expect((await a.next()).params).toMatchObject({ taskId: ids[0], status: "cancelled", _meta: { [SUB]: "a" } });

@@ -27,7 +27,7 @@ export function mcpInputResponses<R extends Record<string, InputRequest>>(event:
  * Whether a client's answer has the outer shape of a result for that request kind. An answer that
  * does not is treated as missing, so the request is asked again; the content inside stays unvalidated.
  */
-function hasAnswerShape(method: string, value: unknown): boolean {
+export function hasAnswerShape(method: string, value: unknown): boolean {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const v = value as JsonObject;
   switch (method) {

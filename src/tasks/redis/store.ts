@@ -168,6 +168,11 @@ export function createSharedStore(parts: SharedStoreParts) {
     finish(entry) {
       local.remove(entry.id);
     },
+    // Redis drops the key at its time and the worker ends the work itself; what is left is telling
+    // this instance's listeners.
+    expire(id) {
+      return listeners.expire(id, now());
+    },
     sweep: () => 0,
     get size() {
       return local.size;
