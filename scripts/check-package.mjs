@@ -1,22 +1,96 @@
 #!/usr/bin/env node
-// Proves the built package works for another project: packs it, installs the tarball into a
-// throwaway consumer, and serves one request through each public entry.
+// Proves the package as npm would publish it works for another project: `npm pack` from a tree without
+// dist/ (so `prepack` must build it), every `exports` target shipped, runtime dependencies exactly what
+// dist imports, publint and arethetypeswrong clean, then the tarball installed into a throwaway consumer
+// where every entry loads with import() and require() and one request is served through the main ones.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { exportTargets, packageOf, packagesReachedFrom, specifiersOf } from "./package-imports.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 const dir = mkdtempSync(path.join(tmpdir(), "h3-mcp-consumer-"));
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+const failures = [];
+const check = (ok, message) => {
+  if (!ok) failures.push(message);
+};
+const sameSet = (a, b) => a.size === b.size && [...a].every((x) => b.has(x));
+const list = (set) => [...set].sort().join(", ") || "(none)";
 
 try {
-  const tarball = run("npm", ["pack", "--silent", "--pack-destination", dir], root).trim().split("\n").pop();
+  // 1. Pack from a tree without dist/: only `prepack` can put it in the tarball.
+  rmSync(path.join(root, "dist"), { recursive: true, force: true });
+  const [packed] = JSON.parse(run("npm", ["pack", "--json", "--foreground-scripts=false", "--pack-destination", dir], root));
+  const tarball = path.join(dir, packed.filename);
+  const shipped = new Set(packed.files.map((f) => f.path));
+  check(shipped.has("LICENSE"), "the tarball has no LICENSE");
+  const targets = exportTargets(pkg);
+  for (const [subpath, files] of targets) {
+    for (const file of files) check(shipped.has(file.replace(/^\.\//, "")), `exports["${subpath}"] → ${file} is not in the tarball`);
+  }
+
+  // 2. What dist imports, read from the unpacked tarball.
+  const unpacked = path.join(dir, "unpacked");
+  mkdirSync(unpacked);
+  run("tar", ["xzf", tarball, "-C", unpacked], root);
+  const pkgDir = path.join(unpacked, "package");
+  const jsFiles = [...shipped].filter((f) => f.startsWith("dist/") && f.endsWith(".mjs"));
+  const typeFiles = [...shipped].filter((f) => f.startsWith("dist/") && f.endsWith(".d.mts"));
+  const packagesIn = (files) => new Set(files.flatMap((f) => specifiersOf(path.join(pkgDir, f)).map(packageOf)).filter(Boolean));
+  const imported = packagesIn(jsFiles);
+  const peers = pkg.peerDependencies ?? {};
+  const optionalPeers = new Set(Object.keys(peers).filter((name) => pkg.peerDependenciesMeta?.[name]?.optional));
+  const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(peers)]);
+  check(sameSet(imported, declared), `dependencies + peerDependencies (${list(declared)}) differ from what dist imports (${list(imported)})`);
+  const typed = packagesIn(typeFiles);
+  for (const name of typed) check(declared.has(name), `dist's types import "${name}", which is neither a dependency nor a peer`);
+  const rootEntry = targets.get(".").find((f) => f.endsWith(".mjs"));
+  const fromRoot = packagesReachedFrom(path.join(pkgDir, rootEntry));
+  for (const name of optionalPeers) check(!fromRoot.has(name), `the root entry loads the optional peer "${name}": only its own entry may`);
+
+  // 3. Linters on exactly what was packed. ESM only: require() works through Node's require(esm), which
+  // the TypeScript inside arethetypeswrong does not model, hence its esm-only profile.
+  run("npx", ["--no-install", "publint", pkgDir, "--pack", "false", "--strict"], root);
+  run("npx", ["--no-install", "attw", tarball, "--profile", "esm-only", "--format", "table-flipped"], root);
+
+  // 4. A consumer installs the tarball (npm adds the required peers) and every optional peer.
   writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", path.join(dir, tarball)], dir);
+  const optionalSpecs = [...optionalPeers].map((name) => `${name}@${pkg.devDependencies?.[name] ?? peers[name]}`);
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, ...optionalSpecs], dir);
+  const consumer = JSON.parse(readFileSync(path.join(dir, "node_modules/h3-mcp/package.json"), "utf8"));
+  check(consumer.version === pkg.version, "the consumer did not get the packed h3-mcp");
+
+  // 5. Every entry loads with import() and with require(), to the same names.
+  const specifiers = [...targets.keys()].map((s) => (s === "." ? pkg.name : `${pkg.name}/${s.slice(2)}`));
   writeFileSync(
-    path.join(dir, "check.mjs"),
+    path.join(dir, "entries.cjs"),
+    `const out = {};
+for (const spec of ${JSON.stringify(specifiers)}) out[spec] = Object.keys(require(spec)).sort();
+console.log(JSON.stringify(out));`,
+  );
+  writeFileSync(
+    path.join(dir, "entries.mjs"),
+    `const out = {};
+for (const spec of ${JSON.stringify(specifiers)}) {
+  const mod = await import(spec, spec.endsWith(".json") ? { with: { type: "json" } } : undefined);
+  out[spec] = Object.keys(spec.endsWith(".json") ? mod.default : mod).filter((k) => k !== "module.exports").sort();
+}
+console.log(JSON.stringify(out));`,
+  );
+  const required = JSON.parse(run("node", ["entries.cjs"], dir));
+  const loaded = JSON.parse(run("node", ["entries.mjs"], dir));
+  for (const spec of specifiers) {
+    check(JSON.stringify(required[spec]) === JSON.stringify(loaded[spec]), `require("${spec}") and import("${spec}") differ`);
+    check(required[spec]?.length > 0, `"${spec}" exports nothing`);
+  }
+
+  // 6. One request through the main entries.
+  writeFileSync(
+    path.join(dir, "serve.mjs"),
     `import { H3 } from "h3";
 import { defineMcpHandler, defineTool } from "h3-mcp";
 import { mcpTasks, mcpTask } from "h3-mcp/tasks";
@@ -29,10 +103,21 @@ const res = await app.fetch(new Request("http://localhost/mcp", { method: "POST"
   body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t", _meta: meta } }) }));
 const body = await res.json();
 if (body.result?.resultType !== "task" || taskMachine.id !== "task") { console.error(JSON.stringify(body)); process.exit(1); }
-console.log("package check: h3-mcp, h3-mcp/tasks and h3-mcp/machines import and serve from the packed tarball");
 `,
   );
-  process.stdout.write(run("node", ["check.mjs"], dir));
+  run("node", ["serve.mjs"], dir);
+
+  if (failures.length) {
+    console.error(`package check failed:\n- ${failures.join("\n- ")}`);
+    process.exitCode = 1;
+  } else {
+    const size = run("du", ["-sk", "node_modules"], dir).split("\t")[0];
+    console.log(
+      `package check: ${packed.filename} (${(packed.size / 1024).toFixed(0)} kB packed) ships every exports target; ` +
+        `dist imports exactly ${list(imported)}; publint and attw clean; ${specifiers.join(", ")} load with import() and require(); ` +
+        `a consumer's node_modules is ${(size / 1024).toFixed(1)} MB`,
+    );
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

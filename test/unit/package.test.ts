@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as machines from "../../machines/index.ts";
@@ -6,6 +6,7 @@ import * as root from "../../src/index.ts";
 import * as tasks from "../../src/tasks/index.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
 
 describe("public entries", () => {
   it("exports exactly these names", () => {
@@ -51,16 +52,62 @@ describe("public entries", () => {
     expect(root.canCreateTask).toBe(tasks.canCreateTask);
   });
 
-  it("declares the three entries with types, ESM only", () => {
+  it("declares every entry with types and one ESM file that import and require() both resolve", () => {
     expect(pkg.name).toBe("h3-mcp");
     expect(pkg.type).toBe("module");
-    for (const entry of [".", "./tasks", "./machines"]) {
-      expect(pkg.exports[entry].types).toMatch(/\.d\.mts$/);
-      expect(pkg.exports[entry].import).toMatch(/\.mjs$/);
+    for (const [entry, target] of Object.entries<Record<string, string> | string>(pkg.exports)) {
+      if (entry === "./package.json") continue;
+      expect(Object.keys(target)).toEqual(["types", "default"]);
+      expect((target as Record<string, string>).types).toMatch(/\.d\.mts$/);
+      expect((target as Record<string, string>).default).toMatch(/\.mjs$/);
     }
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(["h3", "nanoid", "srvx", "xstate", "zod"]);
+  });
+
+  it("uses the app's h3 and installs no schema library", () => {
+    expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0" });
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["nanoid", "srvx", "xstate"]);
+    expect(pkg.dependencies.zod).toBeUndefined();
+    expect(pkg.devDependencies.h3).toBeDefined();
+  });
+
+  it("lists in the README exactly the dependencies and peers package.json declares", () => {
+    const requirements = readme.slice(readme.indexOf("## Requirements"));
+    const named = (line: string) => [...line.matchAll(/`([a-z0-9@/-]+)` \d/g)].map((m) => m[1]).sort();
+    const lines = requirements.split("\n- ");
+    expect(named(lines.find((l) => l.startsWith("Peer dependency"))!)).toEqual(Object.keys(pkg.peerDependencies).sort());
+    expect(named(lines.find((l) => l.startsWith("Runtime dependencies"))!)).toEqual(Object.keys(pkg.dependencies).sort());
+  });
+
+  it("builds dist/ when packed and says where it lives", () => {
+    expect(pkg.scripts.prepack).toBe("npm run build");
+    expect(pkg.license).toBe("MIT");
+    expect(readFileSync(new URL("../../LICENSE", import.meta.url), "utf8")).toMatch(/^MIT License\n/);
+    const repo = repoUrl();
+    expect(pkg.homepage).toBe(`${repo}#readme`);
+    expect(pkg.bugs.url).toBe(`${repo}/issues`);
+  });
+
+  it("links from the README only to absolute addresses, its own ones to files that exist (npm shows it away from the repo)", () => {
+    const repo = repoUrl();
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+    expect(targets.length).toBeGreaterThan(5);
+    for (const target of targets) {
+      expect(target, target).toMatch(/^https:\/\//);
+      const own = target.startsWith(`${repo}/blob/main/`)
+        ? target.slice(`${repo}/blob/main/`.length)
+        : target.startsWith(`${repo.replace("github.com", "raw.githubusercontent.com")}/main/`)
+          ? target.slice(`${repo.replace("github.com", "raw.githubusercontent.com")}/main/`.length)
+          : undefined;
+      if (own !== undefined) expect(existsSync(new URL(`../../${own.split("#")[0]}`, import.meta.url)), target).toBe(true);
+    }
   });
 });
+
+function repoUrl(): string {
+  const match = /^git\+(https:\/\/github\.com\/[^/]+\/[^/]+)\.git$/.exec(pkg.repository.url);
+  expect(match, "repository.url is git+https://github.com/owner/name.git").not.toBeNull();
+  return match![1];
+}
 
 describe("the core does not load the tasks extension", () => {
   const src = new URL("../../src/", import.meta.url).pathname;
