@@ -6,9 +6,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { defineMcpHandler, defineTool, type ToolDefinition } from "../../src/index.ts";
 import { mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
-import { askConfirm, roundRobin, tasksApp } from "../fixtures/tasks-app.ts";
+import { askConfirm, tasksApp } from "../fixtures/tasks-app.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
-import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";
+import { appFor, call, modernRequest, roundRobin, TASKS } from "../helpers/wire.ts";
 
 /** Where the suite's tasks live. */
 export interface TaskBackend {
