@@ -93,6 +93,7 @@ export function defineMcpHandler(
     keepAliveMs: keepAliveInterval(config.keepAliveMs),
     onError: config.onError,
   };
+  for (const plugin of plugins) plugin["~attachHub"]?.(mount.hub);
   const checkOrigin = createOriginCheck(config);
   const maxBody = config.maxBodySize ?? DEFAULT_MAX_BODY;
 
