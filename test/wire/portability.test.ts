@@ -7,7 +7,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpRequestState } from "../../src/index.ts";
 import { mcpTask, mcpTasks } from "../../src/tasks/index.ts";
 import { expectResult, expectShape, S } from "../helpers/schemas.ts";
+import { aborted, coreApp } from "../fixtures/core-app.ts";
 import { legacyClient } from "../helpers/legacy.ts";
+import { useServedApp } from "../helpers/serve.ts";
+import { sseReader } from "../helpers/sse.ts";
 import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";
 
 const ask = mcpElicit({ message: "Colour?", requestedSchema: { type: "object", properties: { c: { type: "string" } } } });
@@ -194,5 +197,25 @@ describe("keep-alive", () => {
     expect(res.status).toBe(200);
     // One comment opens the stream; the interval adds the rest.
     expect(await commentsWithin(res, 450)).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe("the client going away, on a Node server", () => {
+  // The signal follows the Node response, not the request's own signal (which srvx before 1.0, as in
+  // Nitro 3.0.0, aborts once the body has been read).
+  const served = useServedApp(coreApp().app);
+
+  it("aborts the handler's signal when the client closes a streamed response over real HTTP", async () => {
+    const before = aborted.count;
+    const request = modernRequest("tools/call", { name: "hang_until_abort" }, { meta: { progressToken: 1 } });
+    const client = new AbortController();
+    const res = await fetch(served.url(), { method: "POST", headers: request.headers, body: await request.text(), signal: client.signal });
+    const sse = sseReader(res);
+    expect((await sse.next()).method).toBe("notifications/progress");
+    expect(aborted.count).toBe(before);
+    client.abort();
+    await sse.close().catch(() => {}); // the read rejects with the abort
+    for (let i = 0; i < 50 && aborted.count === before; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(aborted.count).toBe(before + 1);
   });
 });
