@@ -1,5 +1,6 @@
 import type { H3Event } from "h3";
-import { toJsonSchema, type SchemaInput } from "../protocol/schema.ts";
+import { jsonSchemaCheck } from "../protocol/json-schema.ts";
+import { isStandardSchema, toJsonSchema, type SchemaInput } from "../protocol/schema.ts";
 import type { CallToolResult, CreateTaskResult, InputRequiredResult, JsonObject, TaskSupport, ToolAnnotations } from "../protocol/types.ts";
 import type { StandardSchemaV1 } from "../utils/standard-schema.ts";
 
@@ -70,6 +71,8 @@ export function compileTool(def: ToolDefinition<any>): CompiledTool {
   if (def.annotations !== undefined) entry.annotations = def.annotations;
   if (def.execution !== undefined) entry.execution = def.execution;
   if (def._meta !== undefined) entry._meta = def._meta;
+  // Plain JSON Schema is enforced, and prepared here, once, rather than on a request.
+  for (const schema of [def.inputSchema, def.outputSchema]) if (schema && !isStandardSchema(schema)) jsonSchemaCheck(schema);
   return { def, entry, headerParams: findHeaderParams(inputSchema) };
 }
 

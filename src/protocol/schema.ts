@@ -1,4 +1,5 @@
 import { invalidParams } from "./errors.ts";
+import { jsonSchemaCheck, type JsonSchemaIssue } from "./json-schema.ts";
 import type { JsonObject } from "./types.ts";
 import type { StandardSchemaV1 } from "../utils/standard-schema.ts";
 
@@ -24,17 +25,20 @@ export function toJsonSchema(schema: SchemaInput, io: "input" | "output" = "inpu
   return gen[io]({ target: "draft-2020-12" });
 }
 
-export interface SchemaIssue {
-  message: string;
-  path?: (string | number)[];
-}
+export type SchemaIssue = JsonSchemaIssue;
 
 /**
- * Validates a value; returns the parsed value or throws `-32602` with the issues in `data`.
- * Plain JSON Schema objects are not validated beyond being present (no validator ships here).
+ * Validates a value; returns the parsed value or throws `-32602` with the issues in `data`. A plain
+ * JSON Schema object is checked as JSON Schema (prepared at mount by `jsonSchemaCheck`) and the value
+ * returned as sent.
  */
 export async function validateOrThrow(schema: SchemaInput | undefined, value: unknown, what: string): Promise<unknown> {
-  if (!schema || !isStandardSchema(schema)) return value;
+  if (!schema) return value;
+  if (!isStandardSchema(schema)) {
+    const issues = jsonSchemaCheck(schema)(value);
+    if (issues) throw invalidParams(`Invalid ${what}`, { issues });
+    return value;
+  }
   let result = schema["~standard"].validate(value);
   if (result instanceof Promise) result = await result;
   if (result.issues) throw invalidParams(`Invalid ${what}`, { issues: toIssues(result.issues) });

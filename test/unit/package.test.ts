@@ -67,7 +67,7 @@ describe("public entries", () => {
 
   it("uses the app's h3 and installs no schema library", () => {
     expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0" });
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(["nanoid", "srvx", "xstate"]);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["@cfworker/json-schema", "nanoid", "srvx", "xstate"]);
     expect(pkg.dependencies.zod).toBeUndefined();
     expect(pkg.devDependencies.h3).toBeDefined();
   });
