@@ -3,7 +3,7 @@ import { ErrorCode, invalidParams, McpJsonRpcError } from "../protocol/errors.ts
 import { checkParamHeaders } from "../protocol/headers.ts";
 import { verifyRequestState, type MethodCall } from "./call-context.ts";
 import { validateOrThrow, validateSync, isStandardSchema } from "../protocol/schema.ts";
-import { toToolResult, type ToolDefinition } from "./tools.ts";
+import { toToolResult, type CompiledTool } from "./tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { describeThrown } from "../utils/describe.ts";
 
@@ -23,9 +23,9 @@ export async function callTool(call: MethodCall): Promise<JsonObject> {
   }
   if (ctx.era === "modern" && tool.headerParams.length) checkParamHeaders(event.req.headers, tool.headerParams, rawArgs);
   verifyRequestState(call);
-  const args = await validateOrThrow(tool.def.inputSchema, rawArgs, `arguments for tool ${name}`);
+  const args = await validateOrThrow(tool.inputSchema, rawArgs, `arguments for tool ${name}`);
 
-  let run = () => invoke(event, tool.def, name, args);
+  let run = () => invoke(event, tool, name, args);
   for (let i = plugins.length - 1; i >= 0; i--) {
     const wrap = plugins[i]!.wrapToolCall;
     if (wrap) {
@@ -36,7 +36,8 @@ export async function callTool(call: MethodCall): Promise<JsonObject> {
   return run();
 }
 
-async function invoke(event: H3Event, def: ToolDefinition<any>, name: string, args: unknown): Promise<JsonObject> {
+async function invoke(event: H3Event, tool: CompiledTool, name: string, args: unknown): Promise<JsonObject> {
+  const def = tool.def;
   let value: unknown;
   try {
     value = await def.handler(event, args as never);
@@ -47,7 +48,7 @@ async function invoke(event: H3Event, def: ToolDefinition<any>, name: string, ar
   const result = toToolResult(value);
   if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned something that is not a tool result`);
   if (result.resultType !== "complete" || result.isError) return result;
-  const outputSchema = def.outputSchema;
+  const outputSchema = tool.outputSchema;
   if (outputSchema && isStandardSchema(outputSchema)) {
     const checked = validateSync(outputSchema, result.structuredContent);
     if (checked && !checked.ok) {
