@@ -52,3 +52,18 @@ export class Reservoir {
     }
   }
 }
+
+/** Polls tasks/get (in-process) until every one of `ids` shows `status`; throws after `timeoutMs`. */
+export async function waitForStatus(app: H3, ids: string[], status: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const id of ids) {
+    for (;;) {
+      const res = await app.fetch(toWebRequest(requests.getTask(id)));
+      const text = await res.text();
+      const got = (JSON.parse(text) as { result?: { status?: string } }).result?.status;
+      if (got === status) break;
+      if (Date.now() > deadline) throw new Error(`task ${id} is ${got ?? text.slice(0, 200)}, expected ${status}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}

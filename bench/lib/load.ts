@@ -1,12 +1,18 @@
 // One load run: autocannon (in-process API) against a target for a fixed time, with every 2xx
 // response's latency kept at full resolution (autocannon's own histogram rounds to whole ms).
-import autocannon from "autocannon";
+import autocannon, { type Request as AutocannonRequest } from "autocannon";
 import { cpuTimeOf, machineBusyUs, rssOf, type Target } from "./proc.ts";
 import type { RawRequest } from "./wire.ts";
 
 export interface LoadOptions {
   durationSec: number;
   connections: number;
+  /**
+   * Send each request exactly once, spread over all connections, and end when all were answered
+   * (for operations that consume what they act on: answering a parked task, cancelling one).
+   * `durationSec` is then ignored.
+   */
+  once?: boolean;
 }
 
 export interface RunResult {
@@ -47,43 +53,48 @@ class Samples {
 export async function runLoad(target: Target, requests: RawRequest[], opts: LoadOptions): Promise<RunResult> {
   const latencies = new Samples();
   let non2xx = 0;
-  let peakRss = rssOf(target.pid);
+  const pids = target.pids ?? [target.pid];
+  const rssAll = () => sumOf(pids.map(rssOf));
+  let peakRss = rssAll();
   const rssTimer = setInterval(() => {
-    const rss = rssOf(target.pid);
+    const rss = rssAll();
     if (rss !== undefined && (peakRss === undefined || rss > peakRss)) peakRss = rss;
   }, 250);
-  const cpu0 = cpuTimeOf(target.pid);
+  const cpu0 = sumOf(pids.map(cpuTimeOf));
   const machine0 = machineBusyUs();
   const client0 = process.cpuUsage();
   const t0 = performance.now();
+  let lastResponseAt = t0;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
         url: target.origin,
         connections: opts.connections,
-        duration: opts.durationSec,
+        ...(opts.once ? { amount: requests.length } : { duration: opts.durationSec }),
         pipelining: 1,
         timeout: 10,
-        requests: requests.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body })),
+        requests: opts.once ? [onceEach(requests)] : requests.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body })),
       },
       (error, res) => (error ? reject(error) : resolve(res)),
     );
     instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+      lastResponseAt = performance.now();
       if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
       else non2xx++;
     });
   });
   const wallSec = (performance.now() - t0) / 1000;
   clearInterval(rssTimer);
-  const cpu1 = cpuTimeOf(target.pid);
+  const cpu1 = sumOf(pids.map(cpuTimeOf));
   const machine1 = machineBusyUs();
   const client = process.cpuUsage(client0);
   const ok = latencies.length;
-  const end = rssOf(target.pid);
+  const end = rssAll();
   if (end !== undefined && (peakRss === undefined || end > peakRss)) peakRss = end;
   return {
-    // autocannon's own duration is the measured window; wall time includes connection setup.
-    rps: ok / (result.duration || wallSec),
+    // autocannon's own duration is the measured window; wall time includes connection setup. With
+    // a fixed amount, autocannon ends on its next one-second tick: the window ends at the last answer.
+    rps: ok / (opts.once ? (lastResponseAt - t0) / 1000 : result.duration || wallSec),
     ok,
     non2xx,
     errors: result.errors,
@@ -96,6 +107,31 @@ export async function runLoad(target: Target, requests: RawRequest[], opts: Load
       machine0 !== undefined && machine1 !== undefined && cpu0 !== undefined && cpu1 !== undefined
         ? Math.max(0, (machine1 - machine0 - (cpu1 - cpu0) - (client.user + client.system)) / 1e6 / wallSec)
         : undefined,
+  };
+}
+
+/** The sum, or undefined when any part is unknown. */
+function sumOf(values: (number | undefined)[]): number | undefined {
+  let total = 0;
+  for (const v of values) {
+    if (v === undefined) return undefined;
+    total += v;
+  }
+  return total;
+}
+
+/** One autocannon request template that hands out the next of `requests` to whichever connection asks. */
+function onceEach(requests: RawRequest[]): AutocannonRequest {
+  let next = 0;
+  const first = requests[0]!;
+  return {
+    method: first.method,
+    path: first.path,
+    headers: first.headers,
+    setupRequest: (req) => {
+      const r = requests[next++ % requests.length]!;
+      return { ...req, method: r.method, path: r.path, headers: r.headers, body: r.body };
+    },
   };
 }
 

@@ -2,7 +2,7 @@
 // a task tool whose run never finishes (for the working-task memory figure). Shared by the HTTP
 // target, the memory script and the sweep script so all three measure the same handler.
 import { H3 } from "h3";
-import { defineMcpHandler, defineTool, type McpHandler } from "h3-mcp";
+import { defineMcpHandler, defineTool, mcpListRoots, type McpHandler } from "h3-mcp";
 import { mcpTask, mcpTasks, type McpTasksOptions, type McpTasksPlugin } from "h3-mcp/tasks";
 import { z } from "zod";
 
@@ -37,16 +37,37 @@ export const taskHangTool = defineTool({
     }),
 });
 
+/** Answers the task_ask tasks received, so the bench can tell answered questions from ignored ones. */
+export const askStats = { asked: 0, answered: 0 };
+
+/** Parks in input_required (one roots/list question) until tasks/update answers it, then completes. */
+export const taskAskTool = defineTool({
+  name: "task_ask",
+  description: "Starts a task that asks one question and completes once it is answered",
+  execution: { taskSupport: "required" },
+  handler: (event) =>
+    mcpTask(event, {
+      async run(task) {
+        askStats.asked++;
+        await task.requestInput({ r: mcpListRoots() });
+        askStats.answered++;
+        return { content: [{ type: "text", text: "answered" }] };
+      },
+    }),
+});
+
 export interface BenchApp {
   app: H3;
   handler: McpHandler;
   tasks: McpTasksPlugin;
 }
 
-export function createBenchApp(taskOptions: McpTasksOptions = {}): BenchApp {
+/** `withAsk` adds task_ask (kept out of the default surface, so tools/list answers what it did before). */
+export function createBenchApp(taskOptions: McpTasksOptions = {}, opts: { withAsk?: boolean } = {}): BenchApp {
   const tasks = mcpTasks({ max: 2_000_000, ttlMs: null, ...taskOptions });
+  const tools = [echoTool, taskEchoTool, taskHangTool, ...(opts.withAsk ? [taskAskTool] : [])];
   const handler = defineMcpHandler(
-    { name: "h3-mcp-bench", version: "0.0.0", tools: [echoTool, taskEchoTool, taskHangTool] },
+    { name: "h3-mcp-bench", version: "0.0.0", tools },
     { extensionPlugins: [tasks] },
   );
   const app = new H3().all("/mcp", handler);

@@ -26,6 +26,8 @@ export function libEnv(): Record<string, string> {
 export interface Target {
   name: string;
   pid: number;
+  /** Every process that serves this target (several instances behind a proxy), for CPU and RSS; default [pid]. */
+  pids?: number[];
   /** Where the target's "h3-mcp" resolved, when it uses it. */
   lib?: string;
   port: number;
@@ -71,7 +73,7 @@ export async function startTarget(
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
     stderr = (stderr + chunk).slice(-8000);
   });
-  const ready = new Promise<{ pid: number; lib?: string }>((resolve, reject) => {
+  const ready = new Promise<{ pid: number; lib?: string; origin?: string }>((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`${name}: not ready after ${opts.readyTimeoutMs ?? 30_000} ms\n${stderr}`)), opts.readyTimeoutMs ?? 30_000);
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
@@ -87,14 +89,15 @@ export async function startTarget(
       reject(new Error(`${name} exited (${code ?? signal}) before it was ready\n${stderr}`));
     });
   });
-  const { pid, lib } = await ready;
+  // A target that picks its own port (the proxy) says where it listens.
+  const { pid, lib, origin } = await ready;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
     name,
     pid,
     lib,
     port,
-    origin: `http://127.0.0.1:${port}`,
+    origin: origin ?? `http://127.0.0.1:${port}`,
     child,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -17,12 +17,14 @@ export interface BuildOptions {
   id?: number | string;
   /** Declare the tasks extension in this request's client capabilities. */
   tasks?: boolean;
+  /** Declare the roots capability (what task_ask asks for). */
+  roots?: boolean;
   path?: string;
 }
 
 /** A modern request: `_meta` envelope in the body, mirrored standard headers. */
 export function mcpRequest(method: string, params: Record<string, unknown> = {}, opts: BuildOptions = {}): RawRequest {
-  const caps = opts.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
+  const caps = { ...(opts.tasks && { extensions: { [TASKS_EXTENSION]: {} } }), ...(opts.roots && { roots: {} }) };
   const body = {
     jsonrpc: "2.0",
     id: opts.id ?? 1,
@@ -60,5 +62,9 @@ export const requests = {
   echo: () => mcpRequest("tools/call", { name: "echo", arguments: { text: ECHO_TEXT } }),
   createTask: () => mcpRequest("tools/call", { name: "task_echo", arguments: { text: ECHO_TEXT } }, { tasks: true }),
   hangTask: () => mcpRequest("tools/call", { name: "task_hang", arguments: {} }, { tasks: true }),
+  askTask: () => mcpRequest("tools/call", { name: "task_ask", arguments: {} }, { tasks: true, roots: true }),
   getTask: (taskId: string) => mcpRequest("tasks/get", { taskId }, { tasks: true }),
+  /** Answers task_ask's question (wire key `r`). */
+  answerTask: (taskId: string) => mcpRequest("tasks/update", { taskId, inputResponses: { r: { roots: [] } } }, { tasks: true }),
+  cancelTask: (taskId: string) => mcpRequest("tasks/cancel", { taskId }, { tasks: true }),
 };

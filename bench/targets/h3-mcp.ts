@@ -1,26 +1,42 @@
-// (b) h3-mcp: the bench app (the demo's echo tool plus two task tools) served by h3 on srvx, the
-// same HTTP stack as the bare h3 target. Bench-only routes, outside the MCP route:
-//   POST /bench/fill {"to": N}  creates tasks through tools/call (in-process app.fetch) until N are
-//                               retained; answers the store size and a uniform sample of task ids.
-//   GET  /bench/stats           store size and process memory.
+// (b) h3-mcp: the bench app (the demo's echo tool plus the task tools) served by h3 on srvx, the
+// same HTTP stack as the bare h3 target. Bench-only routes, outside /mcp:
+//   POST /bench/fill {"to": N}       creates tasks through tools/call (in-process app.fetch) until N
+//                                    were created; answers the count and a uniform sample of ids.
+//   POST /bench/tasks {"kind", "n"}  creates n tasks that stay parked (kind "parked", task_ask) or
+//                                    working ("working", task_hang); answers their ids.
+//   GET  /bench/stats                store size, task_ask counters and process memory.
 import { serve } from "h3";
-import { createBenchApp } from "../lib/mcp-app.ts";
-import { fillTasks, Reservoir } from "../lib/fill.ts";
+import { askStats, createBenchApp } from "../lib/mcp-app.ts";
+import { fillTasks, Reservoir, waitForStatus } from "../lib/fill.ts";
 import { announceReady, exitOnSignal, HOST, targetPort } from "../lib/target.ts";
+import { requests } from "../lib/wire.ts";
 
-const { app, tasks } = createBenchApp();
+const { app } = createBenchApp({}, { withAsk: process.env.BENCH_ASK === "1" });
 const sample = new Reservoir(Number(process.env.BENCH_SAMPLE ?? 4096));
+let created = 0;
 
 app.post("/bench/fill", async (event) => {
   const { to } = (await event.req.json()) as { to: number };
-  const missing = Math.max(0, to - tasks.store.size);
+  const missing = Math.max(0, to - created);
   const { ms } = await fillTasks(app, missing, (id) => sample.add(id));
-  return { size: tasks.store.size, created: missing, ms: Math.round(ms), sample: sample.items };
+  created += missing;
+  await waitForStatus(app, sample.items.slice(-64), "completed");
+  return { size: created, created: missing, ms: Math.round(ms), sample: sample.items };
 });
 
-app.get("/bench/stats", () => ({ size: tasks.store.size, ...process.memoryUsage() }));
+app.post("/bench/tasks", async (event) => {
+  const { kind, n } = (await event.req.json()) as { kind: "parked" | "working"; n: number };
+  const ids: string[] = [];
+  await fillTasks(app, n, (id) => ids.push(id), kind === "parked" ? requests.askTask() : requests.hangTask());
+  await waitForStatus(app, ids.slice(-64), kind === "parked" ? "input_required" : "working");
+  return { ids };
+});
+
+app.get("/bench/stats", () => ({ created, ...askStats, ...process.memoryUsage() }));
 
 const server = serve(app, { port: targetPort(), hostname: HOST, silent: true });
 await server.ready();
-exitOnSignal(() => server.close(true));
+exitOnSignal(async () => {
+  await server.close(true);
+});
 announceReady({ target: "h3-mcp", lib: import.meta.resolve("h3-mcp") });

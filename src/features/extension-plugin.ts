@@ -41,8 +41,11 @@ export interface McpExtensionPlugin {
   id: string;
   /** The settings object advertised for the extension. Default `{}`. */
   settings?: JsonObject;
-  /** Per-request switch. A rejected request sees none of the plugin's methods or filters. */
-  enabled?: (event: H3Event) => boolean;
+  /**
+   * Per-request switch. A rejected request sees none of the plugin's methods or filters. `false`
+   * switches it off for every request: it is then not advertised either.
+   */
+  enabled?: false | ((event: H3Event) => boolean);
   /** Methods the plugin serves. */
   methods?: Record<string, McpPluginMethod>;
   /** Filters the plugin adds to `subscriptions/listen`. */

@@ -3,11 +3,10 @@
 import type { H3Event } from "h3";
 import type { InputRequest } from "../../machines/task.machine.ts";
 import { getMcpContext } from "../features/request-context.ts";
-import { ErrorCode, invalidParams, McpJsonRpcError, missingCapability } from "../protocol/errors.ts";
+import { invalidParams, missingCapability } from "../protocol/errors.ts";
 import { hasAnswerShape } from "../features/mrtr/answers.ts";
 import type { ListenFilter, McpPluginMethod } from "../features/extension-plugin.ts";
 import { TASKS_EXTENSION } from "../features/task-api.ts";
-import type { ToolDefinition } from "../features/tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toGetTaskResult } from "../protocol/wire.ts";
 import { snapshotOf } from "./runtime.ts";
@@ -116,19 +115,6 @@ export function createTaskListenFilter(deps: TaskHandlerDeps): ListenFilter {
       return agreed;
     },
   };
-}
-
-/** `taskSupport: "required"`: refused before the handler runs when no task can be created for the client. */
-export function requireTaskGate(event: H3Event, tool: ToolDefinition<any>): void {
-  if (tool.execution?.taskSupport !== "required") return;
-  const ctx = getMcpContext(event);
-  if (ctx.era !== "modern") {
-    throw new McpJsonRpcError(
-      ErrorCode.MethodNotFound,
-      `Tool ${tool.name} can only run as a task, which protocol ${ctx.protocolVersion} does not support; use 2026-07-28 with the ${TASKS_EXTENSION} extension`,
-    );
-  }
-  if (!declaresTasks(event)) throw missingCapability(REQUIRED);
 }
 
 // --- Internal ---

@@ -2,10 +2,13 @@
 // as chart events, and reads the chart's snapshots to resolve input rounds and abort the signal.
 import { createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskContext, type TaskStateValue } from "../../machines/task.machine.ts";
-import { ErrorCode, McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
+import { ErrorCode, McpJsonRpcError, McpUsageError, taskStoreFull } from "../protocol/errors.ts";
 import { describeThrown } from "../utils/describe.ts";
 import { assertCanAsk, type InputRequest } from "../features/mrtr/input-requests.ts";
+import type { McpContext } from "../features/request-context.ts";
 import type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
+import { toolResultOf } from "../features/tool-result.ts";
+import type { CompiledTool } from "../features/tools.ts";
 import type { ClientCapabilities, CreateTaskResult, JsonObject } from "../protocol/types.ts";
 import { isTerminalStatus, toCreateTaskResult, toGetTaskResultJson, type TaskSnapshotLike } from "../protocol/wire.ts";
 import type { TaskEntry, TaskStore } from "./store.ts";
@@ -16,6 +19,8 @@ const ENDED = new DOMException("The task ended", "AbortError");
 
 export interface TaskRuntimeOptions {
   store: TaskStore;
+  /** The store's cap, for the error a full store answers with. */
+  max: number;
   ttlMs: number | null;
   pollIntervalMs: number;
   now: () => number;
@@ -28,7 +33,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
 
   return {
     /** Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable). */
-    create(owner: unknown, caps: ClientCapabilities, task: McpTaskOptions): CreateTaskResult {
+    create(owner: unknown, ctx: McpContext, task: McpTaskOptions): CreateTaskResult {
       const id = options.newId();
       const at = now();
       const actor = createActor(taskMachine, {
@@ -43,9 +48,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         actor,
         abort: new AbortController(),
       };
-      if (!store.create(entry)) {
-        throw new McpUsageError("TASK_STORE_FULL", "Too many tasks are retained; try again later");
-      }
+      if (!store.create(entry)) throw taskStoreFull(options.max);
+      ctx["~becameTask"]();
       const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
       let lastStatus: TaskStateValue = "working";
       actor.subscribe((snap) => {
@@ -71,7 +75,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
       });
       actor.start();
       const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
-      startRun(entry, caps, task, waiters, now);
+      startRun(entry, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, waiters, now);
       return handle;
     },
   };
@@ -85,9 +89,16 @@ export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
 
 // --- Internal ---
 
+/** A task's result goes through the same path as the synchronous call's, with the tool that created it. */
+function resultPath(tool: CompiledTool | undefined): (value: unknown) => Promise<JsonObject> {
+  if (!tool) return async () => { throw new McpJsonRpcError(ErrorCode.InternalError, "A task's result needs the tool that created it"); };
+  return (value) => toolResultOf(tool, value);
+}
+
 function startRun(
   entry: TaskEntry,
   caps: ClientCapabilities,
+  finish: (value: unknown) => Promise<JsonObject>,
   task: McpTaskOptions,
   waiters: Set<(snapshot: TaskSnapshotLike) => void>,
   now: () => number,
@@ -149,35 +160,33 @@ function startRun(
   } catch (error) {
     outcome = Promise.reject(error);
   }
+  const failWith = (error: { code: number; message: string; data?: unknown }) => send({ type: "work.protocolError", error, at: now() });
+  const notAResult = () =>
+    failWith({ code: ErrorCode.InternalError, message: "The task's run returned something that is not a CallToolResult" });
   outcome.then(
-    (value) => {
-      // The chart keeps only JSON data: a result that cannot be sent as JSON is the run's failure.
-      const result = isCallToolResult(value) ? toJsonData(value) : undefined;
-      if (result) {
-        delete result.resultType;
-        send({ type: "work.done", result, at: now() });
-      } else {
-        send({
-          type: "work.protocolError",
-          error: { code: ErrorCode.InternalError, message: "The task's run returned something that is not a CallToolResult" },
-          at: now(),
-        });
-      }
-    },
+    // What run returned goes through the synchronous call's result path; whatever fails there is a
+    // protocol error, as it is for the call.
+    (value) =>
+      finish(value).then(
+        (result) => {
+          // Only a complete CallToolResult ends a task, and the chart keeps only JSON data.
+          const data = result.resultType === "complete" ? toJsonData(result) : undefined;
+          if (data) send({ type: "work.done", result: data, at: now() });
+          else notAResult();
+        },
+        (error) => {
+          const rpc = McpJsonRpcError.isError(error) ? toJsonData(error.toJSON()) : undefined;
+          if (rpc) failWith(rpc as { code: number; message: string });
+          else notAResult();
+        },
+      ),
     (error) => {
       const rpc = McpJsonRpcError.isError(error) ? toJsonData(error.toJSON()) : undefined;
-      if (rpc) send({ type: "work.protocolError", error: rpc as { code: number; message: string }, at: now() });
-      else if (McpJsonRpcError.isError(error)) {
-        send({ type: "work.protocolError", error: { code: error.code, message: describeThrown(error) }, at: now() });
-      } else send({ type: "work.toolError", message: describeThrown(error), at: now() });
+      if (rpc) failWith(rpc as { code: number; message: string });
+      else if (McpJsonRpcError.isError(error)) failWith({ code: error.code, message: describeThrown(error) });
+      else send({ type: "work.toolError", message: describeThrown(error), at: now() });
     },
   );
-}
-
-function isCallToolResult(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  const content = (value as JsonObject).content;
-  return Array.isArray(content) && content.every((c) => typeof c === "object" && c !== null && typeof c.type === "string");
 }
 
 /** A JSON copy of a value, or undefined when it is not JSON data (BigInt, cycles, …). */

@@ -9,6 +9,21 @@ export function appFor(handler: McpHandler): H3 {
   return new H3().all("/mcp", handler);
 }
 
+/**
+ * One logical server made of several apps: each request goes to the next app in turn, as behind a
+ * round-robin balancer. With one app it is that app.
+ */
+export function roundRobin(apps: readonly H3[]): H3 {
+  if (apps.length === 1) return apps[0]!;
+  let next = 0;
+  const fetch = (request: Request) => {
+    const app = apps[next]!;
+    next = (next + 1) % apps.length;
+    return app.fetch(request);
+  };
+  return { fetch } as unknown as H3;
+}
+
 export interface CallOptions {
   id?: string | number | null;
   caps?: Record<string, unknown>;

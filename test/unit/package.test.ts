@@ -43,13 +43,15 @@ describe("public entries", () => {
         "mcpValidateElicitation",
       ]
     `);
-    expect(Object.keys(tasks).sort()).toEqual(["TASKS_EXTENSION", "canCreateTask", "mcpTask", "mcpTasks"]);
+    expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "mcpElicit", "mcpTask", "mcpTasks"]);
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
   });
 
   it("serves mcpTask and canCreateTask from both entries as the same functions", () => {
     expect(root.mcpTask).toBe(tasks.mcpTask);
     expect(root.canCreateTask).toBe(tasks.canCreateTask);
+    expect(root.McpJsonRpcError).toBe(tasks.McpJsonRpcError);
+    expect(root.mcpElicit).toBe(tasks.mcpElicit);
   });
 
   it("declares every entry with types and one ESM file that import and require() both resolve", () => {
