@@ -1,4 +1,5 @@
 import type { H3Event } from "h3";
+import type { Hub } from "./change-hub.ts";
 import type { ToolDefinition } from "./tools.ts";
 import type { JsonObject, RequestId } from "../protocol/types.ts";
 
@@ -60,6 +61,8 @@ export interface McpExtensionPlugin {
    * changed or not. Plugins wrap in installation order, the first outermost.
    */
   wrapToolCall?: (event: H3Event, tool: ToolDefinition<any>, next: () => Promise<JsonObject>) => JsonObject | Promise<JsonObject>;
+  /** @internal Offered the handler's change hub at mount (a shared task store bridges it between instances). */
+  "~attachHub"?: (hub: Hub) => void;
 }
 
 /**

@@ -34,7 +34,7 @@ export interface McpTaskOptions {
 
 /** @internal What the tasks plugin offers these calls. */
 export interface TaskCapablePlugin extends McpExtensionPlugin {
-  "~createTask"(event: H3Event, options: McpTaskOptions): CreateTaskResult;
+  "~createTask"(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult>;
   /** The plugin's own refusal for this request (a full store), or undefined when it can create a task. */
   "~refusal"(event: H3Event): McpJsonRpcError | undefined;
 }
@@ -55,12 +55,13 @@ export function canCreateTask(event: H3Event): boolean {
  * Answers this `tools/call` with a task: the work continues after the response and the client
  * polls `tasks/get`. Where no task can be created (see `canCreateTask`) it throws the JSON-RPC error
  * the call answers with: -32021 naming the extension when the client did not declare it, a -32603
- * naming the cause when declaring would not help.
+ * naming the cause when declaring would not help. With a shared store (Redis) it answers with a
+ * promise, settled once the task is stored; return it from the handler either way.
  *
  * @example
  * return mcpTask(event, { statusMessage: "Queued", async run(task) { return { content: [] }; } });
  */
-export function mcpTask(event: H3Event, options: McpTaskOptions): CreateTaskResult {
+export function mcpTask(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult> {
   const why = whyNoTask(event);
   if (why) throw refusalError(event, why);
   return tasksPlugin(event)!["~createTask"](event, options);

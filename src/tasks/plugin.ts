@@ -7,6 +7,16 @@ import { TASKS_EXTENSION, type TaskCapablePlugin } from "../features/task-api.ts
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
 import { createTaskRuntime } from "./runtime.ts";
 import { createTaskStore, type TaskStore } from "./store.ts";
+import type { Hub } from "../features/change-hub.ts";
+
+/** A store several instances share; made by `redisTaskStore()` ("h3-mcp/tasks/redis"). */
+export interface SharedTaskStore extends TaskStore {
+  readonly shared: true;
+  /** @internal */
+  "~configure"(config: { max: number; now: () => number; inspect?: McpTasksOptions["inspect"] }): void;
+  /** @internal */
+  "~attachHub"(hub: Hub): () => void;
+}
 import { newTaskId } from "../utils/task-id.ts";
 
 export interface McpTasksOptions {
@@ -22,6 +32,11 @@ export interface McpTasksOptions {
   bind?: (event: H3Event) => unknown;
   /** An XState inspector (e.g. from `@statelyai/inspect`) handed to every task actor. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /**
+   * Where tasks live. Default: this process's memory. A shared store (`redisTaskStore()` from
+   * "h3-mcp/tasks/redis") lets every instance answer for every task.
+   */
+  store?: SharedTaskStore;
   /** @internal Clock and id source, replaceable in tests. */
   "~now"?: () => number;
   "~newId"?: () => string;
@@ -45,11 +60,15 @@ export function mcpTasks(options: McpTasksOptions = {}): McpTasksPlugin {
   const bind = options.bind;
   const owner = bind ? (event: H3Event) => callBind(bind, event) : () => undefined;
 
-  const store = createTaskStore({
-    max,
-    now,
-    onExpire: (entry) => entry.actor?.send({ type: "task.expire", at: now() }),
-  });
+  const shared = options.store;
+  shared?.["~configure"]({ max, now, inspect: options.inspect });
+  const store: TaskStore =
+    shared ??
+    createTaskStore({
+      max,
+      now,
+      onExpire: (entry) => entry.actor?.send({ type: "task.expire", at: now() }),
+    });
   const runtime = createTaskRuntime({
     store,
     max,
@@ -74,9 +93,11 @@ export function mcpTasks(options: McpTasksOptions = {}): McpTasksPlugin {
       return runtime.create(owner(event), getMcpContext(event), task);
     },
     "~refusal"() {
-      // `size` sweeps as `create` does, so this says "full" exactly when creating would fail.
-      return store.size >= max ? taskStoreFull(max) : undefined;
+      // A shared store decides the cap at creation (asking Redis here would make this asynchronous).
+      // In memory, `size` sweeps as `create` does, so this says "full" exactly when creating would fail.
+      return !shared && store.size >= max ? taskStoreFull(max) : undefined;
     },
+    ...(shared && { "~attachHub": (hub: Hub) => shared["~attachHub"](hub) }),
   };
   return plugin;
 }

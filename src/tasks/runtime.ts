@@ -1,7 +1,7 @@
 // Wiring between a task's actor and the user's `run`: the runtime reports what the work does
 // as chart events, and reads the chart's snapshots to resolve input rounds and abort the signal.
 import { createActor, type InspectionEvent, type Observer } from "xstate";
-import { taskMachine, type TaskContext, type TaskStateValue } from "../../machines/task.machine.ts";
+import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError, McpUsageError, taskStoreFull } from "../protocol/errors.ts";
 import { describeThrown } from "../utils/describe.ts";
 import { assertCanAsk, type InputRequest } from "../features/mrtr/input-requests.ts";
@@ -33,7 +33,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
 
   return {
     /** Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable). */
-    create(owner: unknown, ctx: McpContext, task: McpTaskOptions): CreateTaskResult {
+    create(owner: unknown, ctx: McpContext, task: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult> {
       const id = options.newId();
       const at = now();
       const actor = createActor(taskMachine, {
@@ -48,41 +48,49 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         actor,
         abort: new AbortController(),
       };
-      if (!store.create(entry)) throw taskStoreFull(options.max);
-      ctx["~becameTask"]();
-      const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
-      let lastStatus: TaskStateValue = "working";
-      actor.subscribe((snap) => {
-        const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
-        for (const waiter of waiters) waiter(snapshot);
-        const changed = snapshot.value !== lastStatus;
-        lastStatus = snapshot.value;
-        if (changed && entry.listeners) {
-          for (const listener of entry.listeners) {
-            try {
-              listener(snapshot);
-            } catch {
-              // A listener's failure is its own stream's problem, never the task's.
+      const begin = (created: boolean): CreateTaskResult => {
+        if (!created) throw taskStoreFull(options.max);
+        ctx["~becameTask"]();
+        const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
+        let lastStatus: TaskStateValue = "working";
+        entry.observer = (snap) => {
+          const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
+          for (const waiter of waiters) waiter(snapshot);
+          const changed = snapshot.value !== lastStatus;
+          lastStatus = snapshot.value;
+          if (changed && entry.listeners) {
+            for (const listener of entry.listeners) {
+              try {
+                listener(snapshot);
+              } catch {
+                // A listener's failure is its own stream's problem, never the task's.
+              }
             }
           }
-        }
-        if (isTerminalStatus(snapshot.value)) {
-          const abort = entry.abort;
-          store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
-          actor.stop();
-          if (snapshot.value !== "completed") abort?.abort(snapshot.value === "cancelled" ? CANCELLED : ENDED);
-        }
-      });
-      actor.start();
-      const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
-      startRun(entry, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, waiters, now);
-      return handle;
+          if (isTerminalStatus(snapshot.value)) {
+            const abort = entry.abort;
+            const final = entry.actor;
+            store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
+            final?.stop();
+            if (snapshot.value !== "completed") abort?.abort(snapshot.value === "cancelled" ? CANCELLED : ENDED);
+          }
+        };
+        actor.subscribe(entry.observer);
+        actor.start();
+        const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
+        startRun(entry, store, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, waiters, now);
+        return handle;
+      };
+      // A shared store holds the task before the handle exists, so another instance finds it at once.
+      const created = store.create(entry);
+      return typeof created === "boolean" ? begin(created) : created.then(begin);
     },
   };
 }
 
 /** A live task's current snapshot. */
 export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
+  if (!entry.actor && entry.snapshot) return entry.snapshot;
   const snap = entry.actor!.getSnapshot();
   return { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
 }
@@ -97,22 +105,20 @@ function resultPath(tool: CompiledTool | undefined): (value: unknown) => Promise
 
 function startRun(
   entry: TaskEntry,
+  store: TaskStore,
   caps: ClientCapabilities,
   finish: (value: unknown) => Promise<JsonObject>,
   task: McpTaskOptions,
   waiters: Set<(snapshot: TaskSnapshotLike) => void>,
   now: () => number,
 ): void {
-  const send = (event: Parameters<NonNullable<TaskEntry["actor"]>["send"]>[0]) => {
-    // After the final state the actor is gone: a late outcome changes nothing.
-    entry.actor?.send(event);
-  };
+  const send = (event: TaskEvent) => store.dispatch(entry, event);
   const context: McpTaskContext = {
     taskId: entry.id,
     signal: entry.abort!.signal,
     update({ statusMessage }) {
       if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
-      send({ type: "status.update", statusMessage, at: now() });
+      void send({ type: "status.update", statusMessage, at: now() });
     },
     requestInput(requests) {
       return new Promise((resolve, reject) => {
@@ -135,8 +141,12 @@ function startRun(
             return [key, { method: r.method, params: r.params }];
           }),
         );
+        // The round counts as open once the chart shows it; with a shared store that may come after
+        // `send` returns, and the answers may even arrive before `send` settles.
+        let opened = false;
         const waiter = (snapshot: TaskSnapshotLike) => {
-          if (snapshot.value === "working") {
+          if (snapshot.value === "input_required") opened = true;
+          else if (snapshot.value === "working" && opened) {
             waiters.delete(waiter);
             const answers = snapshot.context.answers;
             resolve(Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]])) as never);
@@ -145,11 +155,15 @@ function startRun(
             reject(new McpUsageError("TASK_ENDED", `The task ended (${snapshot.value}) while waiting for input`));
           }
         };
-        send({ type: "input.request", requests: wire, at: now() });
-        if (entry.actor?.getSnapshot().value !== "input_required") {
-          return reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
-        }
         waiters.add(waiter);
+        const notOpened = () => {
+          if (opened || !waiters.has(waiter)) return;
+          waiters.delete(waiter);
+          reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
+        };
+        const sent = send({ type: "input.request", requests: wire, at: now() });
+        if (sent instanceof Promise) sent.then(notOpened, notOpened);
+        else notOpened();
       });
     },
   };

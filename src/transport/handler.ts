@@ -87,6 +87,7 @@ export function defineMcpHandler(
     legacy: legacy !== false,
     onError: config.onError,
   };
+  for (const plugin of plugins) plugin["~attachHub"]?.(mount.hub);
   const checkOrigin = createOriginCheck(config);
   const maxBody = config.maxBodySize ?? DEFAULT_MAX_BODY;
 

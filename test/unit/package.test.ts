@@ -66,7 +66,9 @@ describe("public entries", () => {
   });
 
   it("uses the app's h3 and installs no schema library", () => {
-    expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0" });
+    expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0", redis: ">=5" });
+    // Only the Redis entry loads its client, and only an app that uses it installs one.
+    expect(pkg.peerDependenciesMeta).toEqual({ redis: { optional: true } });
     expect(Object.keys(pkg.dependencies).sort()).toEqual(["nanoid", "srvx", "xstate"]);
     expect(pkg.dependencies.zod).toBeUndefined();
     expect(pkg.devDependencies.h3).toBeDefined();
