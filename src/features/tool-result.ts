@@ -44,7 +44,7 @@ function hasContentBlocks(result: JsonObject): boolean {
 }
 
 async function outputIssues(tool: CompiledTool, structured: unknown): Promise<SchemaIssue[] | undefined> {
-  const schema = tool.def.outputSchema;
+  const schema = tool.outputSchema;
   if (!schema) return undefined;
   if (!isStandardSchema(schema)) return jsonSchemaCheck(schema)(structured);
   const checked = validateSync(schema, structured);
