@@ -43,7 +43,7 @@ function hasContentBlocks(result: JsonObject): boolean {
 }
 
 async function outputIssues(tool: CompiledTool, structured: unknown): Promise<SchemaIssue[] | undefined> {
-  const schema = tool.def.outputSchema;
+  const schema = tool.outputSchema;
   if (!schema || !isStandardSchema(schema)) return undefined;
   const checked = validateSync(schema, structured);
   if (checked) return checked.ok ? undefined : checked.issues;
