@@ -1,6 +1,6 @@
 // Wiring between a task's actor and the user's `run`: the runtime reports what the work does
 // as chart events, and reads the chart's snapshots to resolve input rounds and abort the signal.
-import { createActor, type InspectionEvent, type Observer } from "xstate";
+import { createActor, fromCallback, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskContext, type TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
 import { describeThrown } from "../utils/describe.ts";
@@ -25,6 +25,15 @@ export interface TaskRuntimeOptions {
 
 export function createTaskRuntime(options: TaskRuntimeOptions) {
   const { store, now } = options;
+  // One actor system for every task of this runtime, built here rather than per task: each task
+  // actor is a child of this root, which was started and stopped at once, so the done event a
+  // child sends its parent is dropped. The inspector is attached to that system once, after the
+  // root's own start and stop, so it sees task actors only. A child actor stops itself when its
+  // chart reaches a final state.
+  const root = createActor(fromCallback(() => {}), { id: "tasks" });
+  root.start();
+  root.stop();
+  if (options.inspect) root.system.inspect(options.inspect);
 
   return {
     /** Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable). */
@@ -33,24 +42,23 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
       const at = now();
       const actor = createActor(taskMachine, {
         id,
+        parent: root,
         input: { taskId: id, now: at, ttlMs: options.ttlMs, pollIntervalMs: options.pollIntervalMs, statusMessage: task.statusMessage },
-        inspect: options.inspect,
       });
       const entry: TaskEntry = {
         id,
         owner,
         expiresAt: options.ttlMs === null ? Infinity : at + options.ttlMs,
         actor,
-        abort: new AbortController(),
       };
       if (!store.create(entry)) {
         throw new McpUsageError("TASK_STORE_FULL", "Too many tasks are retained; try again later");
       }
-      const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
+      const run: TaskRun = { entry };
       let lastStatus: TaskStateValue = "working";
       actor.subscribe((snap) => {
         const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
-        for (const waiter of waiters) waiter(snapshot);
+        if (run.waiters) for (const waiter of run.waiters) waiter(snapshot);
         const changed = snapshot.value !== lastStatus;
         lastStatus = snapshot.value;
         if (changed && entry.listeners) {
@@ -64,14 +72,15 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         }
         if (isTerminalStatus(snapshot.value)) {
           const abort = entry.abort;
+          run.ended = snapshot.value;
           store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
-          actor.stop();
-          if (snapshot.value !== "completed") abort?.abort(snapshot.value === "cancelled" ? CANCELLED : ENDED);
+          const reason = abortReason(snapshot.value);
+          if (reason) abort?.abort(reason);
         }
       });
       actor.start();
       const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
-      startRun(entry, caps, task, waiters, now);
+      startRun(run, caps, task, now);
       return handle;
     },
   };
@@ -85,20 +94,47 @@ export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
 
 // --- Internal ---
 
-function startRun(
-  entry: TaskEntry,
-  caps: ClientCapabilities,
-  task: McpTaskOptions,
-  waiters: Set<(snapshot: TaskSnapshotLike) => void>,
-  now: () => number,
-): void {
+/** What one task's run shares with its actor's observer; each part is made only when used. */
+interface TaskRun {
+  readonly entry: TaskEntry;
+  /** Input rounds waiting for the chart to leave `input_required`. */
+  waiters?: Set<(snapshot: TaskSnapshotLike) => void>;
+  /** The final status, once reached. */
+  ended?: TaskStateValue;
+  /** The signal handed to `run`, once it asked for it. */
+  signal?: AbortSignal;
+}
+
+/** Why a task's signal aborts; a completed task's signal never does. */
+function abortReason(status: TaskStateValue): DOMException | undefined {
+  return status === "cancelled" ? CANCELLED : status === "failed" ? ENDED : undefined;
+}
+
+/**
+ * The task's signal, made the first time `run` reads it: most runs never do, and an
+ * AbortController costs more than the rest of the task's bookkeeping. Read after the end, it is
+ * already aborted (unless the task completed).
+ */
+function signalOf(run: TaskRun): AbortSignal {
+  if (run.signal) return run.signal;
+  const controller = new AbortController();
+  const reason = run.ended && abortReason(run.ended);
+  if (reason) controller.abort(reason);
+  else if (!run.ended) run.entry.abort = controller;
+  return (run.signal = controller.signal);
+}
+
+function startRun(run: TaskRun, caps: ClientCapabilities, task: McpTaskOptions, now: () => number): void {
+  const entry = run.entry;
   const send = (event: Parameters<NonNullable<TaskEntry["actor"]>["send"]>[0]) => {
     // After the final state the actor is gone: a late outcome changes nothing.
     entry.actor?.send(event);
   };
   const context: McpTaskContext = {
     taskId: entry.id,
-    signal: entry.abort!.signal,
+    get signal() {
+      return signalOf(run);
+    },
     update({ statusMessage }) {
       if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
       send({ type: "status.update", statusMessage, at: now() });
@@ -124,6 +160,7 @@ function startRun(
             return [key, { method: r.method, params: r.params }];
           }),
         );
+        const waiters = (run.waiters ??= new Set());
         const waiter = (snapshot: TaskSnapshotLike) => {
           if (snapshot.value === "working") {
             waiters.delete(waiter);
