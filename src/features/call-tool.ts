@@ -1,9 +1,11 @@
 import type { H3Event } from "h3";
-import { ErrorCode, invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
+import { invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
 import { checkParamHeaders } from "../protocol/headers.ts";
+import { validateOrThrow } from "../protocol/schema.ts";
 import { verifyRequestState, type MethodCall } from "./call-context.ts";
-import { validateOrThrow, validateSync, isStandardSchema } from "../protocol/schema.ts";
-import { toToolResult, type ToolDefinition } from "./tools.ts";
+import { requiredTaskRefusal } from "./task-api.ts";
+import { toolError, toolResultOf } from "./tool-result.ts";
+import type { CompiledTool } from "./tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { describeThrown } from "../utils/describe.ts";
 
@@ -15,6 +17,10 @@ export async function callTool(call: MethodCall): Promise<JsonObject> {
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name");
   const tool = server.tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+  if (tool.def.execution?.taskSupport === "required") {
+    const refused = requiredTaskRefusal(event, name);
+    if (refused) throw refused;
+  }
   for (const plugin of plugins) plugin.beforeToolCall?.(event, tool.def);
 
   const rawArgs = params.arguments ?? {};
@@ -23,9 +29,11 @@ export async function callTool(call: MethodCall): Promise<JsonObject> {
   }
   if (ctx.era === "modern" && tool.headerParams.length) checkParamHeaders(event.req.headers, tool.headerParams, rawArgs);
   verifyRequestState(call);
-  const args = await validateOrThrow(tool.def.inputSchema, rawArgs, `arguments for tool ${name}`);
+  const args = await validateOrThrow(tool.inputSchema, rawArgs, `arguments for tool ${name}`);
 
-  let run = () => invoke(event, tool.def, name, args);
+  // A task this call creates finishes its result through the same path as the call itself.
+  ctx["~tool"] = tool;
+  let run = () => invoke(event, tool, args);
   for (let i = plugins.length - 1; i >= 0; i--) {
     const wrap = plugins[i]!.wrapToolCall;
     if (wrap) {
@@ -36,34 +44,13 @@ export async function callTool(call: MethodCall): Promise<JsonObject> {
   return run();
 }
 
-async function invoke(event: H3Event, def: ToolDefinition<any>, name: string, args: unknown): Promise<JsonObject> {
+async function invoke(event: H3Event, tool: CompiledTool, args: unknown): Promise<JsonObject> {
   let value: unknown;
   try {
-    value = await def.handler(event, args as never);
+    value = await tool.def.handler(event, args as never);
   } catch (error) {
     if (McpJsonRpcError.isError(error)) throw error;
     return toolError(describeThrown(error));
   }
-  const result = toToolResult(value);
-  if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned something that is not a tool result`);
-  if (result.resultType !== "complete" || result.isError) return result;
-  const outputSchema = def.outputSchema;
-  if (outputSchema && isStandardSchema(outputSchema)) {
-    const checked = validateSync(outputSchema, result.structuredContent);
-    if (checked && !checked.ok) {
-      throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that does not match its outputSchema`, {
-        issues: checked.issues,
-      });
-    }
-    if (!checked) await validateOrThrow(outputSchema, result.structuredContent, "structuredContent");
-  }
-  // Clients that do not read structuredContent still get the data, as the spec recommends.
-  if (result.structuredContent !== undefined && Array.isArray(result.content) && result.content.length === 0) {
-    return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
-  }
-  return result;
-}
-
-export function toolError(message: string): JsonObject {
-  return { resultType: "complete", content: [{ type: "text", text: message }], isError: true };
+  return toolResultOf(tool, value);
 }

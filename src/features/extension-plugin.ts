@@ -1,4 +1,5 @@
 import type { H3Event } from "h3";
+import type { Hub } from "./change-hub.ts";
 import type { ToolDefinition } from "./tools.ts";
 import type { JsonObject, RequestId } from "../protocol/types.ts";
 
@@ -41,8 +42,11 @@ export interface McpExtensionPlugin {
   id: string;
   /** The settings object advertised for the extension. Default `{}`. */
   settings?: JsonObject;
-  /** Per-request switch. A rejected request sees none of the plugin's methods or filters. */
-  enabled?: (event: H3Event) => boolean;
+  /**
+   * Per-request switch. A rejected request sees none of the plugin's methods or filters. `false`
+   * switches it off for every request: it is then not advertised either.
+   */
+  enabled?: false | ((event: H3Event) => boolean);
   /** Methods the plugin serves. */
   methods?: Record<string, McpPluginMethod>;
   /** Filters the plugin adds to `subscriptions/listen`. */
@@ -57,6 +61,8 @@ export interface McpExtensionPlugin {
    * changed or not. Plugins wrap in installation order, the first outermost.
    */
   wrapToolCall?: (event: H3Event, tool: ToolDefinition<any>, next: () => Promise<JsonObject>) => JsonObject | Promise<JsonObject>;
+  /** @internal Offered the handler's change hub at mount (a shared task store bridges it between instances). */
+  "~attachHub"?: (hub: Hub) => void;
 }
 
 /**

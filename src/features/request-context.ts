@@ -4,6 +4,7 @@ import type { Era } from "../protocol/wire.ts";
 import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel, RequestId } from "../protocol/types.ts";
 import type { McpExtensionPlugin } from "./extension-plugin.ts";
 import type { Hub } from "./change-hub.ts";
+import type { CompiledTool } from "./tools.ts";
 
 /** What h3-mcp knows about the MCP request an h3 event carries. */
 export interface McpContext {
@@ -31,6 +32,13 @@ export interface McpContext {
   log(level: LoggingLevel, data: unknown, logger?: string): void;
   /** @internal */
   "~server": unknown;
+  /** @internal The tool a `tools/call` runs, once found. */
+  "~tool"?: CompiledTool;
+  /**
+   * @internal This request's answer became a task: progress and logs are refused from now on (a task
+   * reports through `task.update`), and what was queued for the request's stream is dropped.
+   */
+  "~becameTask"(): void;
 }
 
 declare module "h3" {

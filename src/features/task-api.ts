@@ -2,7 +2,7 @@
 // too, yet they only look up the tasks plugin on the request: the core never loads it.
 import type { H3Event } from "h3";
 import { getMcpContext } from "./request-context.ts";
-import { McpUsageError } from "../protocol/errors.ts";
+import { ErrorCode, McpJsonRpcError, missingCapability } from "../protocol/errors.ts";
 import type { InputAnswers, InputRequest } from "./mrtr/input-requests.ts";
 import type { ServedMount } from "./call-context.ts";
 import type { McpExtensionPlugin } from "./extension-plugin.ts";
@@ -34,14 +34,15 @@ export interface McpTaskOptions {
 
 /** @internal What the tasks plugin offers these calls. */
 export interface TaskCapablePlugin extends McpExtensionPlugin {
-  "~createTask"(event: H3Event, options: McpTaskOptions): CreateTaskResult;
-  /** Why no task can be created for this request, or undefined when one can. */
-  "~whyNot"(event: H3Event): string | undefined;
+  "~createTask"(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult>;
+  /** The plugin's own refusal for this request (a full store), or undefined when it can create a task. */
+  "~refusal"(event: H3Event): McpJsonRpcError | undefined;
 }
 
 /**
- * True when this request may be answered with a task: a 2026-07-28 request whose own
- * capabilities declare the extension, with `mcpTasks()` installed and enabled for it.
+ * True when this request may be answered with a task: a 2026-07-28 `tools/call` whose own
+ * capabilities declare the extension, with `mcpTasks()` installed and enabled for it, room in the
+ * store, and a client still there.
  *
  * @example
  * if (!canCreateTask(event)) return renderSynchronously();
@@ -52,36 +53,82 @@ export function canCreateTask(event: H3Event): boolean {
 
 /**
  * Answers this `tools/call` with a task: the work continues after the response and the client
- * polls `tasks/get`. Throws when no task can be created for this request (see `canCreateTask`).
+ * polls `tasks/get`. Where no task can be created (see `canCreateTask`) it throws the JSON-RPC error
+ * the call answers with: -32021 naming the extension when the client did not declare it, a -32603
+ * naming the cause when declaring would not help. With a shared store (Redis) it answers with a
+ * promise, settled once the task is stored; return it from the handler either way.
  *
  * @example
  * return mcpTask(event, { statusMessage: "Queued", async run(task) { return { content: [] }; } });
  */
-export function mcpTask(event: H3Event, options: McpTaskOptions): CreateTaskResult {
-  const reason = whyNoTask(event);
-  if (reason) throw new McpUsageError("TASK_NOT_AVAILABLE", reason);
+export function mcpTask(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult> {
+  const why = whyNoTask(event);
+  if (why) throw refusalError(event, why);
   return tasksPlugin(event)!["~createTask"](event, options);
 }
 
+/**
+ * `taskSupport: "required"`: the error a `tools/call` of this tool answers with before its handler
+ * runs, when no task can be created for the request; undefined when one can.
+ */
+export function requiredTaskRefusal(event: H3Event, toolName: string): McpJsonRpcError | undefined {
+  const why = whyNoTask(event);
+  if (!why) return undefined;
+  if (why === "legacy") {
+    const ctx = getMcpContext(event);
+    return new McpJsonRpcError(
+      ErrorCode.MethodNotFound,
+      `Tool ${toolName} can only run as a task, which protocol ${ctx.protocolVersion} does not support; use 2026-07-28 with the ${TASKS_EXTENSION} extension`,
+    );
+  }
+  return refusalError(event, why);
+}
+
 // --- Internal ---
+
+const REQUIRED = { extensions: { [TASKS_EXTENSION]: {} } };
+
+/** Why no task: a cheap tag, so that `canCreateTask` builds no error object. */
+type Refusal = "legacy" | "not-installed" | "not-enabled" | "method" | "undeclared" | "gone" | "plugin";
 
 function tasksPlugin(event: H3Event): TaskCapablePlugin | undefined {
   return getMcpContext(event).extensions.get(TASKS_EXTENSION) as TaskCapablePlugin | undefined;
 }
 
-function whyNoTask(event: H3Event): string | undefined {
+function whyNoTask(event: H3Event): Refusal | undefined {
   const ctx = getMcpContext(event);
-  if (ctx.era !== "modern") return `Tasks need protocol 2026-07-28; this request speaks ${ctx.protocolVersion}`;
+  if (ctx.era !== "modern") return "legacy";
   const plugin = tasksPlugin(event);
   if (!plugin) {
     const installed = (ctx["~server"] as ServedMount).plugins.some((p) => p.id === TASKS_EXTENSION);
-    return installed
-      ? "The tasks extension is not enabled for this request"
-      : "The tasks extension is not installed: add mcpTasks() to extensionPlugins";
+    return installed ? "not-enabled" : "not-installed";
   }
-  if (ctx.method !== "tools/call") return "Only tools/call may be answered with a task";
-  if (!ctx.clientCapabilities.extensions?.[TASKS_EXTENSION]) {
-    return `The client did not declare ${TASKS_EXTENSION} on this request`;
+  if (ctx.method !== "tools/call") return "method";
+  if (!ctx.clientCapabilities.extensions?.[TASKS_EXTENSION]) return "undeclared";
+  // A task for a caller that already went away would hold a slot for its whole ttl with nobody to poll it.
+  if (ctx.signal.aborted) return "gone";
+  return plugin["~refusal"](event) ? "plugin" : undefined;
+}
+
+function refusalError(event: H3Event, why: Refusal): McpJsonRpcError {
+  const internal = (message: string) => new McpJsonRpcError(ErrorCode.InternalError, message);
+  switch (why) {
+    case "legacy":
+      return new McpJsonRpcError(
+        ErrorCode.MethodNotFound,
+        `Tasks need protocol 2026-07-28 with the ${TASKS_EXTENSION} extension; this request speaks ${getMcpContext(event).protocolVersion}`,
+      );
+    case "not-installed":
+      return internal("The tasks extension is not installed: add mcpTasks() to extensionPlugins");
+    case "not-enabled":
+      return internal("The tasks extension is not enabled for this request");
+    case "method":
+      return internal("Only tools/call may be answered with a task");
+    case "undeclared":
+      return missingCapability(REQUIRED);
+    case "gone":
+      return internal("The client went away before the task was created");
+    case "plugin":
+      return tasksPlugin(event)!["~refusal"](event) ?? internal("No task can be created for this request");
   }
-  return plugin["~whyNot"](event);
 }

@@ -25,12 +25,15 @@ export class McpJsonRpcError extends Error {
   readonly data?: unknown;
   /** HTTP status to answer with; chosen from the code when not given. */
   readonly status?: number;
+  /** HTTP headers to answer with (a 401's `WWW-Authenticate`, say). */
+  readonly headers?: Record<string, string>;
 
-  constructor(code: number, message: string, data?: unknown, status?: number) {
+  constructor(code: number, message: string, data?: unknown, status?: number, headers?: Record<string, string>) {
     super(message);
     this.code = code;
     if (data !== undefined) this.data = data;
     if (status !== undefined) this.status = status;
+    if (headers !== undefined) this.headers = headers;
   }
 
   /** Name-based check, so errors thrown by another copy of the library are recognised too. */
@@ -64,6 +67,51 @@ export function missingCapability(requiredCapabilities: Record<string, unknown>)
 /** `-32601` for a method this server does not serve to this request. */
 export function methodNotFound(method: string): McpJsonRpcError {
   return new McpJsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+}
+
+/**
+ * `-32603` for a task that cannot be created because the store holds `max` tasks already. A JSON-RPC
+ * error rather than a tool result, so a model does not read it as its own tool failing. Every task
+ * store answers with this one.
+ */
+export function taskStoreFull(max: number): McpJsonRpcError {
+  return new McpJsonRpcError(
+    ErrorCode.InternalError,
+    `The task store is full (${max} ${max === 1 ? "task" : "tasks"} retained); try again later`,
+    { max },
+  );
+}
+
+/**
+ * `-32603` "Internal error" for an unexpected failure the client must not learn about; `cause` still
+ * reaches the handler's `onError`.
+ */
+export function internalError(cause: unknown): McpJsonRpcError {
+  const error = new McpJsonRpcError(ErrorCode.InternalError, "Internal error");
+  Object.defineProperty(error, "~cause", { value: cause });
+  return error;
+}
+
+/** What `internalError` hid from the client, for `onError`; undefined for any other error. */
+export function hiddenCause(error: unknown): unknown {
+  return typeof error === "object" && error !== null ? (error as { "~cause"?: unknown })["~cause"] : undefined;
+}
+
+/**
+ * An h3 `HTTPError` with a 4xx status (a `bind` that refuses the h3 way) as a JSON-RPC `-32600` that
+ * keeps its HTTP status and headers, and says what it is (Unauthenticated for 401, Forbidden for 403).
+ * Undefined for anything else.
+ */
+export function fromHttpError(error: unknown): McpJsonRpcError | undefined {
+  if (!(error instanceof Error) || error.name !== "HTTPError") return undefined;
+  const { status, statusText, headers } = error as Error & { status?: unknown; statusText?: unknown; headers?: unknown };
+  if (typeof status !== "number" || status < 400 || status > 499) return undefined;
+  const what = status === 401 ? "Unauthenticated" : status === 403 ? "Forbidden" : typeof statusText === "string" && statusText ? statusText : `HTTP ${status}`;
+  // h3's default message ("HTTPError 403") says nothing the status does not.
+  const detail = error.message && error.message !== `HTTPError ${status}` && error.message !== what ? `: ${error.message}` : "";
+  const kept: Record<string, string> = {};
+  if (headers instanceof Headers) headers.forEach((value, key) => (kept[key] = value));
+  return new McpJsonRpcError(ErrorCode.InvalidRequest, `${what}${detail}`, undefined, status, Object.keys(kept).length ? kept : undefined);
 }
 
 /** `-32020`: a required header is missing, malformed or disagrees with the body. */

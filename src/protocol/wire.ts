@@ -104,7 +104,8 @@ export function errorResponse(
   era: Era,
   headers?: Record<string, string>,
 ): WireResponse {
-  return jsonResponse(toErrorMessage(id, error), httpStatusFor(error, era), headers);
+  const all = error.headers ? { ...error.headers, ...headers } : headers;
+  return jsonResponse(toErrorMessage(id, error), httpStatusFor(error, era), all);
 }
 
 export const SSE_HEADERS = {

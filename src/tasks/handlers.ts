@@ -3,13 +3,12 @@
 import type { H3Event } from "h3";
 import type { InputRequest } from "../../machines/task.machine.ts";
 import { getMcpContext } from "../features/request-context.ts";
-import { ErrorCode, invalidParams, McpJsonRpcError, missingCapability } from "../protocol/errors.ts";
+import { invalidParams, missingCapability } from "../protocol/errors.ts";
 import { hasAnswerShape } from "../features/mrtr/answers.ts";
-import type { ListenFilter, McpPluginMethod } from "../features/extension-plugin.ts";
+import type { ListenFilter, ListenStream, McpPluginMethod } from "../features/extension-plugin.ts";
 import { TASKS_EXTENSION } from "../features/task-api.ts";
-import type { ToolDefinition } from "../features/tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
-import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toGetTaskResult } from "../protocol/wire.ts";
+import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "../protocol/wire.ts";
 import { snapshotOf } from "./runtime.ts";
 import { FinishedTask, type TaskStore } from "./store.ts";
 
@@ -43,9 +42,10 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
       nameParam: "taskId",
       handler(event, params) {
         const { taskId, owner } = resolve(event, params);
-        const entry = store.get(taskId, owner);
-        if (!entry) throw unknown();
-        return entry instanceof FinishedTask ? new RawJson(entry.json) : toGetTaskResult(snapshotOf(entry));
+        return after(store.get(taskId, owner), (entry) => {
+          if (!entry) throw unknown();
+          return entry instanceof FinishedTask ? new RawJson(entry.json) : toGetTaskResult(snapshotOf(entry));
+        });
       },
     },
     "tasks/update": {
@@ -56,20 +56,22 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         if (typeof responses !== "object" || responses === null || Array.isArray(responses)) {
           throw invalidParams("params.inputResponses must be an object");
         }
-        const entry = store.get(taskId, owner);
-        if (!entry) throw unknown();
-        if (entry instanceof FinishedTask) return EMPTY_ACK;
-        const answers = wellFormedAnswers(snapshotOf(entry).context.inputRequests, responses as JsonObject);
-        store.send(taskId, owner, { type: "input.answer", responses: answers, at: deps.now() });
-        return EMPTY_ACK;
+        return after(store.get(taskId, owner), (entry) => {
+          if (!entry) throw unknown();
+          if (entry instanceof FinishedTask) return EMPTY_ACK;
+          const answers = wellFormedAnswers(snapshotOf(entry).context.inputRequests, responses as JsonObject);
+          return after(store.send(taskId, owner, { type: "input.answer", responses: answers, at: deps.now() }), () => EMPTY_ACK);
+        });
       },
     },
     "tasks/cancel": {
       nameParam: "taskId",
       handler(event, params) {
         const { taskId, owner } = resolve(event, params);
-        if (!store.send(taskId, owner, { type: "task.cancel", at: deps.now() })) throw unknown();
-        return EMPTY_ACK;
+        return after(store.send(taskId, owner, { type: "task.cancel", at: deps.now() }), (known) => {
+          if (!known) throw unknown();
+          return EMPTY_ACK;
+        });
       },
     },
   };
@@ -87,48 +89,13 @@ export function createTaskListenFilter(deps: TaskHandlerDeps): ListenFilter {
       if (!declaresTasks(event)) throw missingCapability(REQUIRED);
       if (!Array.isArray(value)) throw invalidParams("notifications.taskIds must be an array of task ids");
       const owner = deps.owner(event);
-      const agreed: string[] = [];
-      for (const id of new Set(value)) {
-        if (typeof id !== "string") continue;
-        let stopTimer: (() => void) | undefined;
-        const off = deps.store.subscribe(id, owner, (snapshot) => {
-          stream.notify("notifications/tasks", toDetailedTask(snapshot));
-          if (isTerminalStatus(snapshot.value)) stopTimer?.();
-        });
-        if (!off) continue;
-        const entry = deps.store.get(id, owner);
-        if (!entry) {
-          off();
-          continue;
-        }
-        agreed.push(id);
-        stream.onClose(off);
-        if (entry instanceof FinishedTask) {
-          stream.notify("notifications/tasks", finishedDetailedTask(entry));
-          continue;
-        }
-        stream.notify("notifications/tasks", toDetailedTask(snapshotOf(entry)));
-        if (entry.expiresAt !== Infinity) {
-          stopTimer = expiryTimer(deps, id, entry.expiresAt);
-          stream.onClose(stopTimer);
-        }
-      }
-      return agreed;
+      const ids = [...new Set(value)].filter((id): id is string => typeof id === "string");
+      const agreed = ids.map((id) => agreeTo(deps, stream, id, owner));
+      // A shared store answers later; the acknowledgement keeps the order the ids were asked in.
+      if (!agreed.some((a) => a instanceof Promise)) return ids.filter((_, i) => agreed[i]);
+      return Promise.all(agreed).then((ok) => ids.filter((_, i) => ok[i]));
     },
   };
-}
-
-/** `taskSupport: "required"`: refused before the handler runs when no task can be created for the client. */
-export function requireTaskGate(event: H3Event, tool: ToolDefinition<any>): void {
-  if (tool.execution?.taskSupport !== "required") return;
-  const ctx = getMcpContext(event);
-  if (ctx.era !== "modern") {
-    throw new McpJsonRpcError(
-      ErrorCode.MethodNotFound,
-      `Tool ${tool.name} can only run as a task, which protocol ${ctx.protocolVersion} does not support; use 2026-07-28 with the ${TASKS_EXTENSION} extension`,
-    );
-  }
-  if (!declaresTasks(event)) throw missingCapability(REQUIRED);
 }
 
 // --- Internal ---
@@ -143,6 +110,48 @@ function wellFormedAnswers(outstanding: Record<string, InputRequest>, responses:
   if (!Object.keys(responses).some(malformed)) return responses;
   // Entries, not assignment: a key named __proto__ must stay an own key.
   return Object.fromEntries(Object.entries(responses).filter(([key]) => !malformed(key)));
+}
+
+/** Subscribes `stream` to one task and sends its current state; false when the caller may not have it. */
+function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner: unknown): boolean | Promise<boolean> {
+  let stopTimer: (() => void) | undefined;
+  // A shared store may deliver a change the current state below already showed: each status goes out once.
+  let sent: string | undefined;
+  const send = (snapshot: TaskSnapshotLike) => {
+    if (snapshot.value === sent) return;
+    sent = snapshot.value;
+    stream.notify("notifications/tasks", toDetailedTask(snapshot));
+  };
+  const subscribed = deps.store.subscribe(id, owner, (snapshot) => {
+    send(snapshot);
+    if (isTerminalStatus(snapshot.value)) stopTimer?.();
+  });
+  return after(subscribed, (off) => {
+    if (!off) return false;
+    return after(deps.store.get(id, owner), (entry) => {
+      if (!entry) {
+        off();
+        return false;
+      }
+      stream.onClose(off);
+      if (entry instanceof FinishedTask) {
+        if (sent === undefined) stream.notify("notifications/tasks", finishedDetailedTask(entry));
+        sent = entry.status;
+        return true;
+      }
+      send(snapshotOf(entry));
+      if (entry.expiresAt !== Infinity) {
+        stopTimer = expiryTimer(deps, id, entry.expiresAt);
+        stream.onClose(stopTimer);
+      }
+      return true;
+    });
+  });
+}
+
+/** `fn(value)`, after the value when it is a promise: the in-memory store stays synchronous. */
+function after<T, R>(value: T | Promise<T>, fn: (value: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(fn) : fn(value);
 }
 
 /** A finished task's kept `tasks/get` JSON as the DetailedTask a notification carries. */

@@ -1,5 +1,5 @@
 // The "h3-mcp/tasks" entry: the tasks extension plugin and the calls a tool makes with it.
-//   plugin.ts      mcpTasks(options): the plugin object (methods, listen filter, taskSupport gate)
+//   plugin.ts      mcpTasks(options): the plugin object (methods, listen filter, creation, refusals)
 //   runtime.ts     an actor per task; runs `run(task)` and reports its outcome to the chart as events
 //   store.ts, task-table.ts   the in-memory store: bounded, swept lazily in expiry order
 //   handlers.ts    tasks/get, tasks/update, tasks/cancel, the taskIds listen filter
@@ -10,4 +10,7 @@ export type { McpTasksOptions, McpTasksPlugin } from "./plugin.ts";
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "../features/task-api.ts";
 export type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
 export type { CreateTaskResult } from "../protocol/types.ts";
+// What a task's tool also reaches for: the error that fails a task, and the input it asks for.
+export { McpJsonRpcError } from "../protocol/errors.ts";
+export { mcpElicit } from "../features/mrtr/input-requests.ts";
 export type { TaskStore, TaskEntry, FinishedTask, StoredTask } from "./store.ts";

@@ -1,11 +1,14 @@
 // Wiring between a task's actor and the user's `run`: the runtime reports what the work does
 // as chart events, and reads the chart's snapshots to resolve input rounds and abort the signal.
-import { createActor, fromCallback, type InspectionEvent, type Observer } from "xstate";
-import { taskMachine, type TaskContext, type TaskStateValue } from "../../machines/task.machine.ts";
-import { ErrorCode, McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
+import { createActor, type InspectionEvent, type Observer } from "xstate";
+import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
+import { ErrorCode, McpJsonRpcError, McpUsageError, taskStoreFull } from "../protocol/errors.ts";
 import { describeThrown } from "../utils/describe.ts";
 import { assertCanAsk, type InputRequest } from "../features/mrtr/input-requests.ts";
+import type { McpContext } from "../features/request-context.ts";
 import type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
+import { toolResultOf } from "../features/tool-result.ts";
+import type { CompiledTool } from "../features/tools.ts";
 import type { ClientCapabilities, CreateTaskResult, JsonObject } from "../protocol/types.ts";
 import { isTerminalStatus, toCreateTaskResult, toGetTaskResultJson, type TaskSnapshotLike } from "../protocol/wire.ts";
 import type { TaskEntry, TaskStore } from "./store.ts";
@@ -16,6 +19,8 @@ const ENDED = new DOMException("The task ended", "AbortError");
 
 export interface TaskRuntimeOptions {
   store: TaskStore;
+  /** The store's cap, for the error a full store answers with. */
+  max: number;
   ttlMs: number | null;
   pollIntervalMs: number;
   now: () => number;
@@ -25,25 +30,16 @@ export interface TaskRuntimeOptions {
 
 export function createTaskRuntime(options: TaskRuntimeOptions) {
   const { store, now } = options;
-  // One actor system for every task of this runtime, built here rather than per task: each task
-  // actor is a child of this root, which was started and stopped at once, so the done event a
-  // child sends its parent is dropped. The inspector is attached to that system once, after the
-  // root's own start and stop, so it sees task actors only. A child actor stops itself when its
-  // chart reaches a final state.
-  const root = createActor(fromCallback(() => {}), { id: "tasks" });
-  root.start();
-  root.stop();
-  if (options.inspect) root.system.inspect(options.inspect);
 
   return {
     /** Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable). */
-    create(owner: unknown, caps: ClientCapabilities, task: McpTaskOptions): CreateTaskResult {
+    create(owner: unknown, ctx: McpContext, task: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult> {
       const id = options.newId();
       const at = now();
       const actor = createActor(taskMachine, {
         id,
-        parent: root,
         input: { taskId: id, now: at, ttlMs: options.ttlMs, pollIntervalMs: options.pollIntervalMs, statusMessage: task.statusMessage },
+        inspect: options.inspect,
       });
       const entry: TaskEntry = {
         id,
@@ -51,59 +47,59 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         expiresAt: options.ttlMs === null ? Infinity : at + options.ttlMs,
         actor,
       };
-      if (!store.create(entry)) {
-        throw new McpUsageError("TASK_STORE_FULL", "Too many tasks are retained; try again later");
-      }
-      const run: TaskRun = { entry };
-      let lastStatus: TaskStateValue = "working";
-      actor.subscribe((snap) => {
-        const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
-        if (run.waiters) for (const waiter of run.waiters) waiter(snapshot);
-        const changed = snapshot.value !== lastStatus;
-        lastStatus = snapshot.value;
-        if (changed && entry.listeners) {
-          for (const listener of entry.listeners) {
-            try {
-              listener(snapshot);
-            } catch {
-              // A listener's failure is its own stream's problem, never the task's.
+      const begin = (created: boolean): CreateTaskResult => {
+        if (!created) throw taskStoreFull(options.max);
+        ctx["~becameTask"]();
+        const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
+        let lastStatus: TaskStateValue = "working";
+        let ended: TaskStateValue | undefined;
+        let signal: AbortSignal | undefined;
+        const signalOf = () => (signal ??= newSignal(entry, ended));
+        entry.observer = (snap) => {
+          const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
+          for (const waiter of waiters) waiter(snapshot);
+          const changed = snapshot.value !== lastStatus;
+          lastStatus = snapshot.value;
+          if (changed && entry.listeners) {
+            for (const listener of entry.listeners) {
+              try {
+                listener(snapshot);
+              } catch {
+                // A listener's failure is its own stream's problem, never the task's.
+              }
             }
           }
-        }
-        if (isTerminalStatus(snapshot.value)) {
-          const abort = entry.abort;
-          run.ended = snapshot.value;
-          store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
-          const reason = abortReason(snapshot.value);
-          if (reason) abort?.abort(reason);
-        }
-      });
-      actor.start();
-      const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
-      startRun(run, caps, task, now);
-      return handle;
+          if (isTerminalStatus(snapshot.value)) {
+            const abort = entry.abort;
+            const final = entry.actor;
+            ended = snapshot.value;
+            store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
+            final?.stop();
+            const reason = abortReason(snapshot.value);
+            if (reason) abort?.abort(reason);
+          }
+        };
+        actor.subscribe(entry.observer);
+        actor.start();
+        const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
+        startRun(entry, store, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, waiters, signalOf, now);
+        return handle;
+      };
+      // A shared store holds the task before the handle exists, so another instance finds it at once.
+      const created = store.create(entry);
+      return typeof created === "boolean" ? begin(created) : created.then(begin);
     },
   };
 }
 
 /** A live task's current snapshot. */
 export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
+  if (!entry.actor && entry.snapshot) return entry.snapshot;
   const snap = entry.actor!.getSnapshot();
   return { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
 }
 
 // --- Internal ---
-
-/** What one task's run shares with its actor's observer; each part is made only when used. */
-interface TaskRun {
-  readonly entry: TaskEntry;
-  /** Input rounds waiting for the chart to leave `input_required`. */
-  waiters?: Set<(snapshot: TaskSnapshotLike) => void>;
-  /** The final status, once reached. */
-  ended?: TaskStateValue;
-  /** The signal handed to `run`, once it asked for it. */
-  signal?: AbortSignal;
-}
 
 /** Why a task's signal aborts; a completed task's signal never does. */
 function abortReason(status: TaskStateValue): DOMException | undefined {
@@ -111,33 +107,43 @@ function abortReason(status: TaskStateValue): DOMException | undefined {
 }
 
 /**
- * The task's signal, made the first time `run` reads it: most runs never do, and an
- * AbortController costs more than the rest of the task's bookkeeping. Read after the end, it is
- * already aborted (unless the task completed).
+ * A task's signal, made when `run` first reads it: most runs never do, and an AbortController
+ * costs as much as the rest of the task's own bookkeeping. Made after the end, it is already
+ * aborted (unless the task completed).
  */
-function signalOf(run: TaskRun): AbortSignal {
-  if (run.signal) return run.signal;
+function newSignal(entry: TaskEntry, ended: TaskStateValue | undefined): AbortSignal {
   const controller = new AbortController();
-  const reason = run.ended && abortReason(run.ended);
+  const reason = ended && abortReason(ended);
   if (reason) controller.abort(reason);
-  else if (!run.ended) run.entry.abort = controller;
-  return (run.signal = controller.signal);
+  else if (!ended) entry.abort = controller;
+  return controller.signal;
 }
 
-function startRun(run: TaskRun, caps: ClientCapabilities, task: McpTaskOptions, now: () => number): void {
-  const entry = run.entry;
-  const send = (event: Parameters<NonNullable<TaskEntry["actor"]>["send"]>[0]) => {
-    // After the final state the actor is gone: a late outcome changes nothing.
-    entry.actor?.send(event);
-  };
+/** A task's result goes through the same path as the synchronous call's, with the tool that created it. */
+function resultPath(tool: CompiledTool | undefined): (value: unknown) => Promise<JsonObject> {
+  if (!tool) return async () => { throw new McpJsonRpcError(ErrorCode.InternalError, "A task's result needs the tool that created it"); };
+  return (value) => toolResultOf(tool, value);
+}
+
+function startRun(
+  entry: TaskEntry,
+  store: TaskStore,
+  caps: ClientCapabilities,
+  finish: (value: unknown) => Promise<JsonObject>,
+  task: McpTaskOptions,
+  waiters: Set<(snapshot: TaskSnapshotLike) => void>,
+  signal: () => AbortSignal,
+  now: () => number,
+): void {
+  const send = (event: TaskEvent) => store.dispatch(entry, event);
   const context: McpTaskContext = {
     taskId: entry.id,
     get signal() {
-      return signalOf(run);
+      return signal();
     },
     update({ statusMessage }) {
       if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
-      send({ type: "status.update", statusMessage, at: now() });
+      void send({ type: "status.update", statusMessage, at: now() });
     },
     requestInput(requests) {
       return new Promise((resolve, reject) => {
@@ -160,9 +166,12 @@ function startRun(run: TaskRun, caps: ClientCapabilities, task: McpTaskOptions, 
             return [key, { method: r.method, params: r.params }];
           }),
         );
-        const waiters = (run.waiters ??= new Set());
+        // The round counts as open once the chart shows it; with a shared store that may come after
+        // `send` returns, and the answers may even arrive before `send` settles.
+        let opened = false;
         const waiter = (snapshot: TaskSnapshotLike) => {
-          if (snapshot.value === "working") {
+          if (snapshot.value === "input_required") opened = true;
+          else if (snapshot.value === "working" && opened) {
             waiters.delete(waiter);
             const answers = snapshot.context.answers;
             resolve(Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]])) as never);
@@ -171,11 +180,15 @@ function startRun(run: TaskRun, caps: ClientCapabilities, task: McpTaskOptions, 
             reject(new McpUsageError("TASK_ENDED", `The task ended (${snapshot.value}) while waiting for input`));
           }
         };
-        send({ type: "input.request", requests: wire, at: now() });
-        if (entry.actor?.getSnapshot().value !== "input_required") {
-          return reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
-        }
         waiters.add(waiter);
+        const notOpened = () => {
+          if (opened || !waiters.has(waiter)) return;
+          waiters.delete(waiter);
+          reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
+        };
+        const sent = send({ type: "input.request", requests: wire, at: now() });
+        if (sent instanceof Promise) sent.then(notOpened, notOpened);
+        else notOpened();
       });
     },
   };
@@ -186,35 +199,33 @@ function startRun(run: TaskRun, caps: ClientCapabilities, task: McpTaskOptions, 
   } catch (error) {
     outcome = Promise.reject(error);
   }
+  const failWith = (error: { code: number; message: string; data?: unknown }) => send({ type: "work.protocolError", error, at: now() });
+  const notAResult = () =>
+    failWith({ code: ErrorCode.InternalError, message: "The task's run returned something that is not a CallToolResult" });
   outcome.then(
-    (value) => {
-      // The chart keeps only JSON data: a result that cannot be sent as JSON is the run's failure.
-      const result = isCallToolResult(value) ? toJsonData(value) : undefined;
-      if (result) {
-        delete result.resultType;
-        send({ type: "work.done", result, at: now() });
-      } else {
-        send({
-          type: "work.protocolError",
-          error: { code: ErrorCode.InternalError, message: "The task's run returned something that is not a CallToolResult" },
-          at: now(),
-        });
-      }
-    },
+    // What run returned goes through the synchronous call's result path; whatever fails there is a
+    // protocol error, as it is for the call.
+    (value) =>
+      finish(value).then(
+        (result) => {
+          // Only a complete CallToolResult ends a task, and the chart keeps only JSON data.
+          const data = result.resultType === "complete" ? toJsonData(result) : undefined;
+          if (data) send({ type: "work.done", result: data, at: now() });
+          else notAResult();
+        },
+        (error) => {
+          const rpc = McpJsonRpcError.isError(error) ? toJsonData(error.toJSON()) : undefined;
+          if (rpc) failWith(rpc as { code: number; message: string });
+          else notAResult();
+        },
+      ),
     (error) => {
       const rpc = McpJsonRpcError.isError(error) ? toJsonData(error.toJSON()) : undefined;
-      if (rpc) send({ type: "work.protocolError", error: rpc as { code: number; message: string }, at: now() });
-      else if (McpJsonRpcError.isError(error)) {
-        send({ type: "work.protocolError", error: { code: error.code, message: describeThrown(error) }, at: now() });
-      } else send({ type: "work.toolError", message: describeThrown(error), at: now() });
+      if (rpc) failWith(rpc as { code: number; message: string });
+      else if (McpJsonRpcError.isError(error)) failWith({ code: error.code, message: describeThrown(error) });
+      else send({ type: "work.toolError", message: describeThrown(error), at: now() });
     },
   );
-}
-
-function isCallToolResult(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  const content = (value as JsonObject).content;
-  return Array.isArray(content) && content.every((c) => typeof c === "object" && c !== null && typeof c.type === "string");
 }
 
 /** A JSON copy of a value, or undefined when it is not JSON data (BigInt, cycles, …). */

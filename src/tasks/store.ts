@@ -19,6 +19,10 @@ export interface TaskEntry {
   /** Aborted by cancel and expiry; let go once the task is final. */
   abort?: AbortController;
   listeners?: Set<(snapshot: TaskSnapshotLike) => void>;
+  /** The runtime's observer of the actor's snapshots, for a store that has to restart the actor. */
+  observer?: (snapshot: { value: unknown; context: unknown }) => void;
+  /** A shared store's live task read from elsewhere: its stored snapshot, with no actor here. */
+  snapshot?: TaskSnapshotLike;
 }
 
 /**
@@ -37,16 +41,29 @@ export class FinishedTask {
 
 export type StoredTask = TaskEntry | FinishedTask;
 
-/** The interface a distributed store would implement as well. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * The interface both stores implement: in memory it answers synchronously, a shared store (Redis)
+ * answers with promises.
+ */
 export interface TaskStore {
+  /** True for a store shared by several instances: the cap is then decided at creation only. */
+  readonly shared?: boolean;
   /** Adds a task; false when the store is full (nothing is evicted to make room). */
-  create(entry: TaskEntry): boolean;
+  create(entry: TaskEntry): MaybePromise<boolean>;
   /** The task if it exists, is not expired and belongs to `owner`. */
-  get(id: string, owner: unknown): StoredTask | undefined;
+  get(id: string, owner: unknown): MaybePromise<StoredTask | undefined>;
   /** Sends an event to a live task; false when unknown or foreign. Final tasks ignore events. */
-  send(id: string, owner: unknown, event: TaskEvent): boolean;
+  send(id: string, owner: unknown, event: TaskEvent): MaybePromise<boolean>;
+  /** Sends an event the task's own work produced; settles once it is applied. */
+  dispatch(entry: TaskEntry, event: TaskEvent): MaybePromise<void>;
   /** Calls `listener` on every later snapshot of the task; returns the unsubscribe, or undefined when unknown. */
-  subscribe(id: string, owner: unknown, listener: (snapshot: TaskSnapshotLike) => void): (() => void) | undefined;
+  subscribe(
+    id: string,
+    owner: unknown,
+    listener: (snapshot: TaskSnapshotLike) => void,
+  ): MaybePromise<(() => void) | undefined>;
   /** Keeps only the final snapshot of a finished task (as its `tasks/get` JSON): the actor and its listeners are let go. */
   finish(entry: TaskEntry, status: TaskStateValue, json: string): void;
   /**
@@ -144,6 +161,10 @@ export function createTaskStore(options: {
       if (p === -1) return false;
       runningAt(p, id)?.actor?.send(event);
       return true;
+    },
+    dispatch(entry, event) {
+      // After the final state the actor is gone: a late outcome changes nothing.
+      entry.actor?.send(event);
     },
     subscribe(id, owner, listener) {
       const p = lookup(id, owner);

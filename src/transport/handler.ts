@@ -1,6 +1,6 @@
 import { defineHandler, type EventHandlerWithFetch, type H3Event } from "h3";
 import { DEFAULT_MAX_BODY, readBodyText } from "./body.ts";
-import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
+import { ErrorCode, hiddenCause, McpJsonRpcError } from "../protocol/errors.ts";
 import { createHub, type ListKind } from "../features/change-hub.ts";
 import { handleLegacy, handleLegacyStream } from "./legacy.ts";
 import { deliverResponse } from "./legacy-input.ts";
@@ -76,6 +76,7 @@ export function defineMcpHandler(
     resolve: createServerResolver(options),
     dynamic: typeof options === "function",
     plugins,
+    advertised: plugins.filter((p) => p.enabled !== false),
     staticExtensions: staticExtensions(plugins),
     pluginMethods,
     nameParams,
@@ -86,6 +87,7 @@ export function defineMcpHandler(
     legacy: legacy !== false,
     onError: config.onError,
   };
+  for (const plugin of plugins) plugin["~attachHub"]?.(mount.hub);
   const checkOrigin = createOriginCheck(config);
   const maxBody = config.maxBodySize ?? DEFAULT_MAX_BODY;
 
@@ -119,9 +121,10 @@ export function defineMcpHandler(
       era = mount.legacy && isLegacy(event, mount, msg) ? "legacy" : "modern";
       return era === "legacy" ? await handleLegacy(event, mount, msg) : await handleModern(event, mount, msg);
     } catch (error) {
-      if (!McpJsonRpcError.isError(error)) {
+      const unexpected = McpJsonRpcError.isError(error) ? hiddenCause(error) : error;
+      if (unexpected !== undefined) {
         try {
-          mount.onError?.(error, event);
+          mount.onError?.(unexpected, event);
         } catch {
           // A failing error hook must not change the answer.
         }

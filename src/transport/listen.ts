@@ -34,7 +34,7 @@ export function openListenStream(
   core: ListenCore,
   plugins: Iterable<McpExtensionPlugin>,
   open: Set<EndableStream>,
-): WireResponse {
+): WireResponse | Promise<WireResponse> {
   const requested = params.notifications;
   if (typeof requested !== "object" || requested === null || Array.isArray(requested)) {
     throw invalidParams("subscriptions/listen needs params.notifications");
@@ -62,12 +62,29 @@ export function openListenStream(
       });
       stream.onClose(off);
     }
+    const later: Promise<void>[] = [];
     for (const plugin of plugins) {
       for (const filter of plugin.listen ?? []) {
         if (!(filter.key in wanted)) continue;
         const value = filter.agree(event, wanted[filter.key], stream);
-        if (value !== undefined) agreed[filter.key] = value;
+        // A filter backed by a shared store agrees once it has asked it.
+        if (value instanceof Promise) {
+          later.push(
+            value.then((v) => {
+              if (v !== undefined) agreed[filter.key] = v;
+            }),
+          );
+        } else if (value !== undefined) agreed[filter.key] = value;
       }
+    }
+    if (later.length) {
+      return Promise.all(later).then(
+        () => stream["~respond"](agreed),
+        (error) => {
+          stream["~close"]();
+          throw error;
+        },
+      );
     }
   } catch (error) {
     stream["~close"]();

@@ -92,7 +92,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
   if (!serves(server, method)) throw methodNotFound(method);
   switch (method) {
     case "server/discover": {
-      const advertised = mount.dynamic ? [...extensions.values()] : mount.plugins;
+      const advertised = mount.dynamic ? [...extensions.values()] : mount.advertised;
       return jsonResponse(toResultMessageRaw(msg.id, server.discoverJson(advertised)));
     }
     case "tools/list":

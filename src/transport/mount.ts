@@ -13,6 +13,8 @@ export interface Mount extends ServedMount {
   /** True when options are a function of the event: discover then follows plugin predicates. */
   dynamic: boolean;
   plugins: readonly McpExtensionPlugin[];
+  /** What static options advertise: the plugins not switched off with `enabled: false`. */
+  advertised: readonly McpExtensionPlugin[];
   /** Set when no plugin has an `enabled` predicate: the same map serves every request. */
   staticExtensions?: ReadonlyMap<string, McpExtensionPlugin>;
   pluginMethods: Map<string, { plugin: McpExtensionPlugin; method: McpPluginMethod }>;
@@ -32,7 +34,8 @@ const NO_EXTENSIONS: ReadonlyMap<string, McpExtensionPlugin> = new Map();
 /** The plugins for every request when none has a predicate, computed at mount; undefined otherwise. */
 export function staticExtensions(plugins: readonly McpExtensionPlugin[]): ReadonlyMap<string, McpExtensionPlugin> | undefined {
   if (plugins.length === 0) return NO_EXTENSIONS;
-  return plugins.some((p) => p.enabled) ? undefined : new Map(plugins.map((p) => [p.id, p]));
+  if (plugins.some((p) => typeof p.enabled === "function")) return undefined;
+  return new Map(plugins.filter((p) => p.enabled !== false).map((p) => [p.id, p]));
 }
 
 /** The plugins enabled for this request, by id. */
@@ -40,7 +43,7 @@ export function enabledPlugins(mount: Mount, event: H3Event): ReadonlyMap<string
   if (mount.staticExtensions) return mount.staticExtensions;
   let map: Map<string, McpExtensionPlugin> | undefined;
   for (const plugin of mount.plugins) {
-    if (plugin.enabled && !safeEnabled(plugin, event)) continue;
+    if (plugin.enabled !== undefined && !safeEnabled(plugin, event)) continue;
     (map ??= new Map()).set(plugin.id, plugin);
   }
   return map ?? NO_EXTENSIONS;
@@ -48,7 +51,7 @@ export function enabledPlugins(mount: Mount, event: H3Event): ReadonlyMap<string
 
 function safeEnabled(plugin: McpExtensionPlugin, event: H3Event): boolean {
   try {
-    return plugin.enabled!(event) === true;
+    return plugin.enabled !== false && plugin.enabled!(event) === true;
   } catch {
     // A predicate that throws serves nothing rather than failing the request.
     return false;

@@ -2,7 +2,7 @@
 // turn of a handler's value (or throw) into a Response.
 import type { H3Event } from "h3";
 import type { McpContext } from "../features/request-context.ts";
-import { invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
+import { hiddenCause, invalidParams, McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
 import type { JsonObject, LoggingLevel } from "../protocol/types.ts";
 import { LOG_LEVELS, META } from "../protocol/types.ts";
 import {
@@ -71,7 +71,9 @@ class Context implements RequestContext {
   readonly extensions: RequestContext["extensions"];
   readonly "~server": unknown;
   readonly "~channel": Channel | undefined;
+  "~tool": RequestContext["~tool"] = undefined;
   #event: H3Event;
+  #task = false;
   #minLog: number;
   #lastProgress = -Infinity;
   #abort: AbortController | undefined;
@@ -108,6 +110,7 @@ class Context implements RequestContext {
   }
 
   progress(progress: number, total?: number, message?: string): void {
+    if (this.#task) throw new McpUsageError("TASK_PROGRESS", "mcpProgress cannot report on a task: use task.update({ statusMessage })");
     const progressToken = this.meta.progressToken;
     if (progressToken === undefined || !(progress > this.#lastProgress)) return;
     this.#lastProgress = progress;
@@ -118,10 +121,18 @@ class Context implements RequestContext {
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
+    if (this.#task) throw new McpUsageError("TASK_LOG", "mcpLog cannot report on a task: use task.update({ statusMessage })");
     if (this.#minLog < 0 || LOG_LEVELS.indexOf(level) < this.#minLog) return;
     const params: JsonObject = { level, data };
     if (logger !== undefined) params.logger = logger;
     this.#push(toNotificationMessage("notifications/message", params));
+  }
+
+  "~becameTask"(): void {
+    this.#task = true;
+    const channel = this["~channel"];
+    // Not streaming yet: the handle goes out as plain JSON, with nothing ahead of it.
+    if (channel && !channel.controller) channel.frames.length = 0;
   }
 
   "~send"(message: string): boolean {
@@ -132,9 +143,10 @@ class Context implements RequestContext {
   }
 
   "~report"(error: unknown): unknown {
-    if (!McpJsonRpcError.isError(error)) {
+    const unexpected = McpJsonRpcError.isError(error) ? hiddenCause(error) : error;
+    if (unexpected !== undefined) {
       try {
-        (this["~server"] as { onError?: (error: unknown, event: H3Event) => void }).onError?.(error, this.#event);
+        (this["~server"] as { onError?: (error: unknown, event: H3Event) => void }).onError?.(unexpected, this.#event);
       } catch {
         // A failing error hook must not change the answer.
       }
@@ -183,9 +195,11 @@ export async function respond(
   }
   const outcome = settle(run);
   const first = new Promise<void>((resolve) => (channel.onFirst = resolve));
-  const winner = await Promise.race([outcome.then(() => "done" as const), first.then(() => "stream" as const)]);
+  await Promise.race([outcome, first]);
   channel.onFirst = undefined;
-  if (winner === "done" && channel.frames.length === 0) {
+  // Nothing queued: either it finished without streaming, or it became a task (which dropped what was
+  // queued, and streams nothing) and its handle is on its way.
+  if (channel.frames.length === 0) {
     channel.done = true;
     const r = await outcome;
     return r.ok

@@ -158,16 +158,14 @@ async function runScenario({ tasks: n, batches }: { tasks: number; batches: Op[]
   let answerSeq = 0;
   let requestSeq = 0;
   // Every event each task's actor received, in the order it received them, by actor session; and the task
-  // each session belongs to, read off its snapshots. (Task actors share one actor system, so the session
-  // is the actor's own, not the system root's.)
+  // each session belongs to, read off its snapshots.
   const bySession = new Map<string, TaskEvent[]>();
   const taskOfSession = new Map<string, string>();
   const inspect = (ev: InspectionEvent) => {
-    const session = ev.actorRef.sessionId;
     if (ev.type === "@xstate.snapshot") {
-      taskOfSession.set(session, (ev.snapshot as TaskSnapshot).context.taskId);
+      taskOfSession.set(ev.rootId, (ev.snapshot as TaskSnapshot).context.taskId);
     } else if (ev.type === "@xstate.event" && !ev.event.type.startsWith("xstate.")) {
-      (bySession.get(session) ?? bySession.set(session, []).get(session)!).push(ev.event as TaskEvent);
+      (bySession.get(ev.rootId) ?? bySession.set(ev.rootId, []).get(ev.rootId)!).push(ev.event as TaskEvent);
     }
   };
   const eventsOf = (taskId: string) =>

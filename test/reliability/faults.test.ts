@@ -175,7 +175,6 @@ describe("run ignores the signal", () => {
 describe("run returns something that is not a CallToolResult", () => {
   it.each([
     ["a number", 42],
-    ["a string", "done"],
     ["null", null],
     ["undefined", undefined],
     ["content that is not an array", { content: "text" }],
@@ -185,7 +184,15 @@ describe("run returns something that is not a CallToolResult", () => {
     const taskId = await f.start(async () => value);
     const r = (await f.get(taskId)).result;
     expect(shapeIssues(SCHEMAS.getTask, r)).toBeUndefined();
-    expect(r).toMatchObject({ status: "failed", error: { code: -32603, message: "The task's run returned something that is not a CallToolResult" } });
+    expect(r).toMatchObject({ status: "failed", error: { code: -32603 } });
+    // The same -32603 the synchronous call answers (it goes through the same result path).
+    expect(r.error.message).toMatch(/^(Tool \S+ returned something that is not a tool result|The task's run returned something that is not a CallToolResult)$/);
+  });
+
+  it("a string: the task completes with it as text, as the synchronous call answers", async () => {
+    const f = faultApp();
+    const taskId = await f.start(async () => "done");
+    expect((await f.get(taskId)).result).toMatchObject({ status: "completed", result: { resultType: "complete", content: [{ type: "text", text: "done" }] } });
   });
 });
 
@@ -236,17 +243,17 @@ describe("a listener disconnects mid-stream", () => {
 });
 
 describe("a creation burst at the cap", () => {
-  it("creates exactly max tasks; the rest get a tool error, and no handle is dropped", async () => {
+  it("creates exactly max tasks; the rest get the full-store JSON-RPC error, and no handle is dropped", async () => {
     const f = faultApp({ max: 10, ttlMs: 1000 });
     const results = await Promise.all(Array.from({ length: 50 }, () => f.rpc("tools/call", { name: "job" })));
     const handles = results.filter((r) => r.body.result?.resultType === "task").map((r) => r.body.result.taskId);
-    const refused = results.filter((r) => r.body.result?.isError);
+    const refused = results.filter((r) => r.body.error);
     expect(handles).toHaveLength(10);
     expect(refused).toHaveLength(40);
-    for (const r of refused) expect(r.body.result.content[0].text).toMatch(/full/);
+    for (const r of refused) expect(r.body.error).toEqual({ code: -32603, message: "The task store is full (10 tasks retained); try again later", data: { max: 10 } });
     for (const taskId of handles) expect((await f.get(taskId)).result.status).toBe("completed");
     // Room comes back only as tasks expire.
-    expect((await f.rpc("tools/call", { name: "job" })).body.result.isError).toBe(true);
+    expect((await f.rpc("tools/call", { name: "job" })).body.error.code).toBe(-32603);
     f.clock.advance(1000);
     expect((await f.rpc("tools/call", { name: "job" })).body.result.resultType).toBe("task");
   });

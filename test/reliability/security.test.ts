@@ -87,20 +87,26 @@ describe("bind", () => {
     expect((await send("tasks/get", { taskId }, { caller: "alice" })).status).toBe(200); // anyone can send x-caller: alice
   });
 
-  it("that throws fails task creation with its message in the tool result, and tasks/* with a generic -32603", async () => {
+  it("that throws fails task creation and tasks/* alike with a generic -32603; only onError sees its message", async () => {
     let fail = false;
-    const { create, send } = taskApp({
-      bind: () => {
-        if (fail) throw new Error("lookup failed for secret-tenant-42");
-        return "a";
+    const reported: unknown[] = [];
+    const { create, send } = taskApp(
+      {
+        bind: () => {
+          if (fail) throw new Error("lookup failed for secret-tenant-42");
+          return "a";
+        },
       },
-    });
+      { onError: (error) => void reported.push(error) },
+    );
     const taskId = await create();
     fail = true;
     const made = await send("tools/call", { name: "job" });
-    expect(made.body.result).toMatchObject({ isError: true, content: [{ text: "lookup failed for secret-tenant-42" }] });
+    expect(made.body.error).toEqual({ code: -32603, message: "Internal error" });
+    expect(made.text).not.toContain("secret-tenant-42");
     const got = await send("tasks/get", { taskId });
     expect(got.body.error).toEqual({ code: -32603, message: "Internal error" });
+    expect(reported.map((e) => (e as Error).message)).toEqual(["lookup failed for secret-tenant-42", "lookup failed for secret-tenant-42"]);
   });
 });
 
@@ -252,8 +258,8 @@ describe("Size limits", () => {
     const { create, send } = taskApp({ max: 3, bind: (e) => e.req.headers.get(CALLER) });
     for (let i = 0; i < 3; i++) await create({ caller: "greedy" });
     const refused = await send("tools/call", { name: "job" }, { caller: "victim" });
-    expect(refused.body.result).toMatchObject({ isError: true });
-    expect(refused.body.result.content[0].text).toMatch(/full/);
+    expect(refused.body.error).toMatchObject({ code: -32603, data: { max: 3 } });
+    expect(refused.body.error.message).toMatch(/full/);
   });
 
   it("drops the least recently used legacy session past maxSessions", async () => {

@@ -43,13 +43,15 @@ describe("public entries", () => {
         "mcpValidateElicitation",
       ]
     `);
-    expect(Object.keys(tasks).sort()).toEqual(["TASKS_EXTENSION", "canCreateTask", "mcpTask", "mcpTasks"]);
+    expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "mcpElicit", "mcpTask", "mcpTasks"]);
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
   });
 
   it("serves mcpTask and canCreateTask from both entries as the same functions", () => {
     expect(root.mcpTask).toBe(tasks.mcpTask);
     expect(root.canCreateTask).toBe(tasks.canCreateTask);
+    expect(root.McpJsonRpcError).toBe(tasks.McpJsonRpcError);
+    expect(root.mcpElicit).toBe(tasks.mcpElicit);
   });
 
   it("declares every entry with types and one ESM file that import and require() both resolve", () => {
@@ -64,7 +66,9 @@ describe("public entries", () => {
   });
 
   it("uses the app's h3 and installs no schema library", () => {
-    expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0" });
+    expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0", redis: ">=5" });
+    // Only the Redis entry loads its client, and only an app that uses it installs one.
+    expect(pkg.peerDependenciesMeta).toEqual({ redis: { optional: true } });
     expect(Object.keys(pkg.dependencies).sort()).toEqual(["nanoid", "srvx", "xstate"]);
     expect(pkg.dependencies.zod).toBeUndefined();
     expect(pkg.devDependencies.h3).toBeDefined();

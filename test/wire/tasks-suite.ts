@@ -97,20 +97,18 @@ export function tasksWireSuite(backend: TaskBackend): void {
         expect(r.body.result.content[0].text).toBe("Rendered synchronously.");
       });
 
-      it("throws clearly when the client did not declare, the plugin is missing or disabled, or the store is full", async () => {
+      it("throws the JSON-RPC error the call answers with when the client did not declare, the plugin is missing or disabled, or the store is full", async () => {
         const { app: served } = app({ max: 1 });
-        expect((await call(served, "tools/call", { name: "try_task" }, { caps: {} })).body.result.content[0].text).toMatch(/did not declare/);
+        expect((await call(served, "tools/call", { name: "try_task" }, { caps: {} })).body.result.content[0].text).toMatch(/Missing required client capability/);
         expect((await call(served, "tools/call", { name: "try_task" }, { caps })).body.result.resultType).toBe("task");
         expect((await call(served, "tools/call", { name: "try_task" }, { caps })).body.result.content[0].text).toMatch(/full/);
 
         const tool = defineTool({ name: "t", handler: (e) => mcpTask(e, { run: () => ({ content: [] }) }) });
         const none = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }));
-        const r = (await call(none, "tools/call", { name: "t" }, { caps })).body.result;
-        expect(r.isError).toBe(true);
-        expect(r.content[0].text).toMatch(/not installed/);
+        expect(expectError((await call(none, "tools/call", { name: "t" }, { caps })).body, -32603).message).toMatch(/not installed/);
         const [own] = backend.instances();
         const off = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ ...own, enabled: false })] }));
-        expect((await call(off, "tools/call", { name: "t" }, { caps })).body.result.content[0].text).toMatch(/not enabled/);
+        expect(expectError((await call(off, "tools/call", { name: "t" }, { caps })).body, -32603).message).toMatch(/not enabled/);
       });
     });
 

@@ -1,0 +1,57 @@
+// The one path from what a tool produced to the result `tools/call` answers with. The synchronous
+// answer and a task's inlined result both come from here, so tasks/get returns exactly what the
+// call would have returned.
+import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
+import { isStandardSchema, validateOrThrow, validateSync, type SchemaIssue } from "../protocol/schema.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { toToolResult, type CompiledTool } from "./tools.ts";
+
+/**
+ * A tool's value as its result: normalised, checked against `outputSchema` (-32603 on a mismatch, as
+ * for any result the server cannot stand behind) and given a text block when it only has
+ * `structuredContent`, as the spec recommends for clients that do not read it.
+ */
+export async function toolResultOf(tool: CompiledTool, value: unknown): Promise<JsonObject> {
+  const name = tool.def.name;
+  const result = toToolResult(value);
+  if (!result || (result.resultType === "complete" && !hasContentBlocks(result))) {
+    throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned something that is not a tool result`);
+  }
+  if (result.resultType !== "complete" || result.isError) return result;
+  const issues = await outputIssues(tool, result.structuredContent);
+  if (issues) {
+    throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that does not match its outputSchema`, {
+      issues,
+    });
+  }
+  if (result.structuredContent !== undefined && (result.content as unknown[]).length === 0) {
+    return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
+  }
+  return result;
+}
+
+/** A tool error: the tool ran and reported a problem the model may correct. */
+export function toolError(message: string): JsonObject {
+  return { resultType: "complete", content: [{ type: "text", text: message }], isError: true };
+}
+
+// --- Internal ---
+
+function hasContentBlocks(result: JsonObject): boolean {
+  const content = result.content;
+  return Array.isArray(content) && content.every((c) => typeof c === "object" && c !== null && typeof (c as JsonObject).type === "string");
+}
+
+async function outputIssues(tool: CompiledTool, structured: unknown): Promise<SchemaIssue[] | undefined> {
+  const schema = tool.outputSchema;
+  if (!schema || !isStandardSchema(schema)) return undefined;
+  const checked = validateSync(schema, structured);
+  if (checked) return checked.ok ? undefined : checked.issues;
+  try {
+    await validateOrThrow(schema, structured, "structuredContent");
+    return undefined;
+  } catch (error) {
+    if (!McpJsonRpcError.isError(error)) throw error;
+    return ((error.data as { issues?: SchemaIssue[] } | undefined)?.issues ?? [{ message: error.message }]);
+  }
+}

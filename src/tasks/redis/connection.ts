@@ -1,0 +1,121 @@
+// The store's two Redis connections (commands, and a subscriber for the change channels), every
+// command bounded in time, and Redis trouble turned into one clear JSON-RPC error.
+import { createClient } from "redis";
+import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
+import type { Script } from "./scripts.ts";
+
+/** The part of a node-redis client (v5 or later) the store uses. */
+export interface RedisClientLike {
+  readonly isReady: boolean;
+  readonly isOpen: boolean;
+  connect(): Promise<unknown>;
+  sendCommand(args: string[], options?: { timeout?: number }): Promise<unknown>;
+  duplicate(overrides?: Record<string, unknown>): RedisClientLike;
+  subscribe(channels: string | string[], listener: (message: string, channel: string) => void): Promise<unknown>;
+  unsubscribe(channels?: string | string[]): Promise<unknown>;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  off?(event: string, listener: (...args: any[]) => void): unknown;
+  close?(): Promise<unknown>;
+  quit?(): Promise<unknown>;
+  destroy(): void;
+}
+
+/** HTTP status of the answer when Redis cannot be reached in time. */
+export const UNAVAILABLE_STATUS = 503;
+
+/** The error every request that needs Redis gets while Redis is down or too slow. */
+export function storeUnavailable(reason: string): McpJsonRpcError {
+  return new McpJsonRpcError(ErrorCode.InternalError, `The task store is unavailable: ${reason}`, undefined, UNAVAILABLE_STATUS);
+}
+
+export interface Connection {
+  /** One command, bounded by the timeout; rejects with `storeUnavailable`. */
+  command<T = unknown>(args: string[]): Promise<T>;
+  /** EVALSHA, loading the script on first use. */
+  run<T = unknown>(script: Script, keys: string[], args: (string | number)[]): Promise<T>;
+  /** Subscribes to `channels` on the subscriber connection; `onReady` runs after each (re)connect. */
+  listen(channels: string[], onMessage: (message: string, channel: string) => void, onReady: () => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function openConnection(options: { url?: string; client?: RedisClientLike; timeoutMs: number }): Connection {
+  const timeoutMs = options.timeoutMs;
+  // Connections the store opened itself are closed by it; a client the app passed in never is.
+  const owned: RedisClientLike[] = [];
+  const connectionOptions = {
+    // Without a connection a command fails at once instead of waiting for one.
+    disableOfflineQueue: true,
+    socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
+  };
+  const client: RedisClientLike = options.client ?? (createClient({ url: options.url, ...connectionOptions }) as unknown as RedisClientLike);
+  if (!options.client) owned.push(client);
+  let subscriber: RedisClientLike | undefined;
+  // node-redis reports trouble as events; an unheard `error` event would crash the process.
+  const ignore = () => {};
+  client.on("error", ignore);
+  let closed = false;
+  let connecting: Promise<unknown> | undefined = client.isOpen ? undefined : client.connect().catch(ignore);
+
+  const bounded = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (closed) throw storeUnavailable("the store was closed");
+    if (connecting && !client.isReady) await withTimeout(connecting, timeoutMs);
+    connecting = undefined;
+    try {
+      return await withTimeout(work(), timeoutMs);
+    } catch (error) {
+      if (McpJsonRpcError.isError(error)) throw error;
+      const message = (error as Error)?.message ?? String(error);
+      // A script or data error is not an outage: it stays an internal error, said as such.
+      if (/^(ERR|WRONGTYPE)/.test(message)) throw new McpJsonRpcError(ErrorCode.InternalError, `Task store error: ${message}`);
+      throw storeUnavailable(message);
+    }
+  };
+  const send = <T>(args: string[]) => client.sendCommand(args, { timeout: timeoutMs }) as Promise<T>;
+
+  return {
+    command: (args) => bounded(() => send(args)),
+    run: (script, keys, args) =>
+      bounded(async () => {
+        const tail = [String(keys.length), ...keys, ...args.map(String)];
+        try {
+          return await send(["EVALSHA", script.sha, ...tail]);
+        } catch (error) {
+          if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
+          return await send(["EVAL", script.source, ...tail]);
+        }
+      }),
+    async listen(channels, onMessage, onReady) {
+      // The subscriber may queue its SUBSCRIBE until it connects: no request waits on it.
+      const sub = client.duplicate({ ...connectionOptions, disableOfflineQueue: false });
+      subscriber = sub;
+      owned.push(sub);
+      sub.on("error", ignore);
+      sub.on("ready", onReady);
+      sub.connect().catch(ignore);
+      // node-redis subscribes again by itself after every reconnect.
+      await withTimeout(Promise.resolve(sub.subscribe(channels, onMessage)), timeoutMs).catch(ignore);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (subscriber?.isReady) await subscriber.unsubscribe().catch(ignore);
+      for (const c of owned.reverse()) {
+        try {
+          if (c.isOpen) await withTimeout(Promise.resolve(c.close ? c.close() : c.quit?.()), timeoutMs);
+        } catch {
+          c.destroy();
+        }
+      }
+    },
+  };
+}
+
+// --- Internal ---
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(storeUnavailable(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

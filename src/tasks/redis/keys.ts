@@ -1,0 +1,27 @@
+// Every key and channel of one store. The `{prefix}` hash tag puts all of them in one Redis Cluster
+// slot, so the scripts may touch several keys at once.
+
+export interface StoreKeys {
+  task(id: string): string;
+  lease(worker: string): string;
+  /** What a lease key starts with; the read script appends the task's worker id. */
+  readonly leasePrefix: string;
+  /** Sorted set of every retained task id, scored by expiry: the count the cap is checked against. */
+  readonly tasks: string;
+  /** The channel every task change is published on. */
+  readonly changes: string;
+  /** The channel of list-changed and resource-updated announcements. */
+  readonly hub: string;
+}
+
+export function storeKeys(prefix: string): StoreKeys {
+  const tag = `{${prefix}}`;
+  return {
+    task: (id) => `${tag}:task:${id}`,
+    lease: (worker) => `${tag}:lease:${worker}`,
+    leasePrefix: `${tag}:lease:`,
+    tasks: `${tag}:tasks`,
+    changes: `${tag}:changes`,
+    hub: `${tag}:hub`,
+  };
+}

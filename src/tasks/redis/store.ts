@@ -1,0 +1,240 @@
+// The shared task store: every task in Redis, readable and changeable from any instance. A change is
+// the chart's (`transition()` on the stored snapshot), written with a versioned compare-and-set that
+// publishes it, so the instance running the work and every listen stream hear of it.
+import type { InspectionEvent, Observer } from "xstate";
+import type { TaskEvent } from "../../../machines/task.machine.ts";
+import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
+import { toGetTaskResultJson, type TaskSnapshotLike } from "../../protocol/wire.ts";
+import { FinishedTask, type StoredTask, type TaskEntry, type TaskStore } from "../store.ts";
+import { decodeSnapshot, encodeSnapshot, CHART_VERSION, nextSnapshot, snapshotFromFinalJson, statusOfFinalJson } from "./chart.ts";
+import type { Connection } from "./connection.ts";
+import type { StoreKeys } from "./keys.ts";
+import type { Listeners } from "./listeners.ts";
+import type { LocalTasks } from "./local-tasks.ts";
+import { ownerHash, ownerHashOrThrow } from "./owner.ts";
+import { APPLY, CREATE, READ } from "./scripts.ts";
+
+/** A task as read from Redis. */
+export interface ReadTask {
+  readonly owner: string;
+  readonly version: number;
+  /** The final tasks/get JSON of a finished task. */
+  readonly final?: string;
+  /** The snapshot of a live task. */
+  readonly snapshot?: TaskSnapshotLike;
+  /** Whether the lease of the instance running a live task is held. */
+  readonly alive: boolean;
+}
+
+/** A change on the channel: task id, new version, the event, the new status, and the snapshot when the status changed. */
+export interface ChangeMessage {
+  i: string;
+  v: number;
+  e: TaskEvent;
+  t: TaskSnapshotLike["value"];
+  s?: TaskSnapshotLike;
+}
+
+export interface SharedStoreParts {
+  conn: Connection;
+  keys: StoreKeys;
+  local: LocalTasks;
+  listeners: Listeners;
+  workerId: string;
+  leaseMs: number;
+  secret: string;
+  config: () => { max: number; now: () => number };
+  /** Called when this instance takes its first live task or its first listener (the tick starts). */
+  wake: () => void;
+  /** Called on every lease the create script takes or extends. */
+  leased: () => void;
+}
+
+/** The failure a task gets when the instance running it stopped renewing its lease. */
+export function lostEvent(at: number): TaskEvent {
+  return {
+    type: "work.protocolError",
+    error: { code: ErrorCode.InternalError, message: "The server instance running this task was lost" },
+    at,
+  };
+}
+
+// Enough for heavy contention on one task; past it the change is refused rather than retried forever.
+const MAX_ATTEMPTS = 32;
+
+export function createSharedStore(parts: SharedStoreParts) {
+  const { conn, keys, local, listeners } = parts;
+  const now = () => parts.config().now();
+
+  const read = async (id: string): Promise<ReadTask | undefined> => {
+    const reply = await conn.run<[string, string, string, string, string, number] | null>(READ, [keys.task(id)], [keys.leasePrefix]);
+    if (!reply) return undefined;
+    const [owner, final, version, chart, snapshot, alive] = reply;
+    if (final) return { owner, version: Number(version), final, alive: true };
+    return { owner, version: Number(version), snapshot: decodeSnapshot(id, chart, snapshot), alive: Number(alive) === 1 };
+  };
+
+  /** Applies the chart's answer to `eventOf(snapshot)`, retried on a concurrent change; the task as it then is. */
+  const apply = async (
+    id: string,
+    eventOf: (snapshot: TaskSnapshotLike) => TaskEvent | undefined,
+    known?: ReadTask,
+  ): Promise<ReadTask | undefined> => {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const task = attempt === 0 && known ? known : await read(id);
+      if (!task?.snapshot) return task;
+      // The actor here may lag behind a change whose message is still on its way: the stored state wins.
+      if (local.behind(id, task.version)) local.resync(id, task.snapshot, task.version);
+      const event = eventOf(task.snapshot);
+      const step = event && nextSnapshot(task.snapshot, event);
+      if (!event || !step) return task;
+      const version = task.version + 1;
+      const message: ChangeMessage = { i: id, v: version, e: event, t: step.snapshot.value };
+      if (step.snapshot.value !== task.snapshot.value) message.s = step.snapshot;
+      const final = step.final ? toGetTaskResultJson(step.snapshot) : "";
+      const written = await conn.run<number>(
+        APPLY,
+        [keys.task(id)],
+        [task.version, final ? "" : encodeSnapshot(step.snapshot), final, keys.changes, JSON.stringify(message)],
+      );
+      if (written === -1) return undefined;
+      if (written === 1) {
+        local.feed(id, version, event);
+        return final
+          ? { owner: task.owner, version, final, alive: true }
+          : { owner: task.owner, version, snapshot: step.snapshot, alive: task.alive };
+      }
+    }
+    throw new McpJsonRpcError(ErrorCode.InternalError, `Task ${id} changed too often to apply this change; try again`);
+  };
+
+  /** The task if it exists and belongs to `owner`; a live one whose worker was lost is failed first. */
+  const find = async (id: string, owner: unknown): Promise<ReadTask | undefined> => {
+    const hash = ownerHash(owner, parts.secret);
+    if (hash === undefined) return undefined;
+    const task = await read(id);
+    if (!task || task.owner !== hash) return undefined;
+    return task.snapshot && !task.alive ? apply(id, () => lostEvent(now()), task) : task;
+  };
+
+  const toStored = (id: string, owner: unknown, task: ReadTask): StoredTask => {
+    if (task.final) return new FinishedTask(owner, Infinity, statusOfFinalJson(task.final), task.final);
+    const { context } = task.snapshot!;
+    const expiresAt = context.ttlMs === null ? Infinity : context.createdAt + context.ttlMs;
+    return { id, owner, expiresAt, snapshot: task.snapshot };
+  };
+
+  const store: TaskStore & { readonly shared: true } = {
+    shared: true,
+    async create(entry) {
+      const owner = ownerHashOrThrow(entry.owner, parts.secret);
+      const snap = entry.actor!.getSnapshot();
+      const snapshot = encodeSnapshot({ value: snap.value, context: snap.context });
+      const { max } = parts.config();
+      const added = await conn.run<number>(
+        CREATE,
+        [keys.task(entry.id), keys.tasks, keys.lease(parts.workerId)],
+        [now(), entry.expiresAt === Infinity ? "" : entry.expiresAt, max, owner, CHART_VERSION, snapshot, parts.workerId, entry.id, parts.leaseMs],
+      );
+      if (added === -1) throw new Error(`Task id ${entry.id} is already in use`);
+      if (added === 0) return false;
+      parts.leased();
+      local.add(entry);
+      parts.wake();
+      return true;
+    },
+    async get(id, owner) {
+      const task = await find(id, owner);
+      return task && toStored(id, owner, task);
+    },
+    async send(id, owner, event) {
+      const task = await find(id, owner);
+      if (!task) return false;
+      if (task.snapshot) await apply(id, () => event, task);
+      return true;
+    },
+    dispatch(entry, event) {
+      // The work's own changes go in order; one that Redis refused waits for the next attempt.
+      return local.enqueue(entry.id, () => writeOwn(entry, event));
+    },
+    async subscribe(id, owner, listener) {
+      const task = await find(id, owner);
+      if (!task) return undefined;
+      if (!task.snapshot) return () => {};
+      const off = listeners.add(id, task.snapshot, task.version, listener);
+      parts.wake();
+      return off;
+    },
+    finish(entry) {
+      local.remove(entry.id);
+    },
+    // Redis drops the key at its time and the worker ends the work itself; what is left is telling
+    // this instance's listeners.
+    expire(id) {
+      return listeners.expire(id, now());
+    },
+    sweep: () => 0,
+    get size() {
+      return local.size;
+    },
+    get listenerCount() {
+      return listeners.listenerCount;
+    },
+    externalBytes: 0,
+  };
+
+  // Retries a change of the work while Redis is unreachable, for as long as the task runs here
+  // (a worker cut off for longer than its lease ends its tasks itself).
+  const writeOwn = async (entry: TaskEntry, event: TaskEvent): Promise<void> => {
+    for (;;) {
+      try {
+        await apply(entry.id, () => event);
+        return;
+      } catch (error) {
+        if (!local.has(entry.id) || !isUnavailable(error)) return;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(500, parts.leaseMs / 4)).unref?.());
+      }
+    }
+  };
+
+  /** A message from the change channel. */
+  const onChange = (raw: string) => {
+    let message: ChangeMessage;
+    try {
+      message = JSON.parse(raw) as ChangeMessage;
+    } catch {
+      return;
+    }
+    if (typeof message?.i !== "string" || typeof message.v !== "number") return;
+    local.feed(message.i, message.v, message.e);
+    listeners.changed(message.i, message.v, message.t, message.s);
+  };
+
+  /** Catches up with whatever a lost message did not tell: listened tasks, and the actors running here. */
+  const reconcile = async () => {
+    await Promise.all(
+      listeners.ids().map(async (id) => {
+        try {
+          const task = await readForListeners(id);
+          if (!task) return listeners.gone(id, now());
+          const snapshot = task.final ? snapshotFromFinalJson(task.final) : task.snapshot!;
+          listeners.changed(id, task.version, snapshot.value, snapshot);
+        } catch {
+          // Redis trouble: the next tick tries again.
+        }
+      }),
+    );
+  };
+  const readForListeners = async (id: string) => {
+    const task = await read(id);
+    return task?.snapshot && !task.alive ? apply(id, () => lostEvent(now()), task) : task;
+  };
+
+  return { store, read, apply, onChange, reconcile };
+}
+
+export function isUnavailable(error: unknown): boolean {
+  return McpJsonRpcError.isError(error) && error.status === 503;
+}
+
+export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void);

@@ -1,0 +1,52 @@
+// Several server instances in one process sharing one Redis: each `redisTaskStore()` call is one
+// instance (its own worker id, lease and subscriber), each with its own app, tools and gates.
+import { randomUUID } from "node:crypto";
+import { redisTaskStore, type RedisTaskStore, type RedisTaskStoreOptions } from "../../src/tasks/redis/index.ts";
+import type { McpTasksOptions } from "../../src/tasks/index.ts";
+import { tasksApp } from "../fixtures/tasks-app.ts";
+import type { RedisServer } from "../helpers/redis-server.ts";
+import { call, TASKS, type CallOptions } from "../helpers/wire.ts";
+
+export const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
+
+export type Instance = ReturnType<typeof tasksApp> & { store: RedisTaskStore };
+
+/** `n` instances on a fresh prefix; `close()` closes every store. */
+export function cluster(
+  redis: RedisServer,
+  n: number,
+  options: Omit<McpTasksOptions, "store"> = {},
+  storeOptions: Omit<RedisTaskStoreOptions, "url" | "client"> = {},
+) {
+  const prefix = storeOptions.prefix ?? `test-${randomUUID().slice(0, 8)}`;
+  const instances: Instance[] = [];
+  for (let i = 0; i < n; i++) {
+    const store = redisTaskStore({ url: redis.url, ...storeOptions, prefix });
+    instances.push({ ...tasksApp({ ...options, store }), store });
+  }
+  return { instances, prefix, close: () => Promise.all(instances.map((i) => i.store.close())) };
+}
+
+/** tools/call, tasks/get, tasks/update and tasks/cancel of a tasks client, against one instance. */
+export function client(instance: Instance, opts: CallOptions = {}) {
+  const o = { caps, ...opts };
+  return {
+    create: async (name: string, args?: Record<string, unknown>) =>
+      (await call(instance.app, "tools/call", { name, ...(args && { arguments: args }) }, o)).body.result,
+    get: (taskId: string) => call(instance.app, "tasks/get", { taskId }, o),
+    update: (taskId: string, inputResponses: unknown) => call(instance.app, "tasks/update", { taskId, inputResponses }, o),
+    cancel: (taskId: string) => call(instance.app, "tasks/cancel", { taskId }, o),
+  };
+}
+
+/** Resolves once `check` returns true, polling every 10 ms; throws after `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 3000, what = "the condition"): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`${what} did not hold within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
