@@ -29,7 +29,7 @@ export async function callTool(call: MethodCall): Promise<JsonObject> {
   }
   if (ctx.era === "modern" && tool.headerParams.length) checkParamHeaders(event.req.headers, tool.headerParams, rawArgs);
   verifyRequestState(call);
-  const args = await validateOrThrow(tool.def.inputSchema, rawArgs, `arguments for tool ${name}`);
+  const args = await validateOrThrow(tool.inputSchema, rawArgs, `arguments for tool ${name}`);
 
   // A task this call creates finishes its result through the same path as the call itself.
   ctx["~tool"] = tool;

@@ -13,7 +13,7 @@ export async function getPrompt(call: MethodCall): Promise<JsonObject> {
   const prompt = server.prompts.get(name);
   if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
   verifyRequestState(call);
-  const args = await validateOrThrow(prompt.def.arguments, assertPromptArguments(params.arguments), `arguments for prompt ${name}`);
+  const args = await validateOrThrow(prompt.arguments, assertPromptArguments(params.arguments), `arguments for prompt ${name}`);
   const result = toPromptResult(await prompt.def.handler(event, args as never));
   if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Prompt ${name} returned something that is not a prompt result`);
   return result;

@@ -1,8 +1,7 @@
 import type { H3Event } from "h3";
 import { invalidParams } from "../protocol/errors.ts";
-import { isStandardSchema, toJsonSchema, type SchemaInput } from "../protocol/schema.ts";
+import { isStandardSchema, prepareSchema, toJsonSchema, type InferSchema, type PreparedSchema, type SchemaInput } from "../protocol/schema.ts";
 import type { ContentBlock, InputRequiredResult, JsonObject } from "../protocol/types.ts";
-import type { StandardSchemaV1 } from "../utils/standard-schema.ts";
 
 export interface PromptMessage {
   role: "user" | "assistant";
@@ -25,19 +24,19 @@ export type Completer = (
   context: { arguments: Record<string, string>; event: H3Event },
 ) => string[] | Promise<string[]>;
 
-type PromptArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, string>;
+type PromptArgsOf<S> = InferSchema<S, Record<string, string>>;
 
 export interface PromptDefinition<S extends SchemaInput | undefined = SchemaInput | undefined> {
   name: string;
   title?: string;
   description?: string;
   icons?: JsonObject[];
-  /** A zod object of string arguments (or plain JSON Schema). Listed as the prompt's arguments. */
+  /** An object schema of string arguments (the same kinds as a tool's `inputSchema`). Listed as the prompt's arguments. */
   arguments?: S;
   /** Completion callbacks, by argument name (`completion/complete`). */
   complete?: Record<string, Completer>;
   _meta?: JsonObject;
-  handler: (event: H3Event, args: PromptArgsOf<S>) => PromptReturn | Promise<PromptReturn>;
+  handler(event: H3Event, args: PromptArgsOf<S>): PromptReturn | Promise<PromptReturn>;
 }
 
 /**
@@ -57,6 +56,8 @@ export function definePrompt<S extends SchemaInput | undefined = undefined>(def:
 export interface CompiledPrompt {
   def: PromptDefinition<any>;
   entry: JsonObject;
+  /** `arguments` as prepared at mount (a raw shape wrapped); validate with this, not `def`'s. */
+  arguments?: PreparedSchema;
 }
 
 export function compilePrompt(def: PromptDefinition<any>): CompiledPrompt {
@@ -64,8 +65,11 @@ export function compilePrompt(def: PromptDefinition<any>): CompiledPrompt {
   if (def.title !== undefined) entry.title = def.title;
   if (def.description !== undefined) entry.description = def.description;
   if (def.icons !== undefined) entry.icons = def.icons;
+  let args: PreparedSchema | undefined;
   if (def.arguments !== undefined) {
-    const schema = toJsonSchema(def.arguments, "input");
+    const where = `Prompt "${def.name}": arguments`;
+    args = prepareSchema(def.arguments, where);
+    const schema = toJsonSchema(args, "input", where);
     const props = (schema.properties ?? {}) as Record<string, JsonObject>;
     const required = new Set((schema.required as string[] | undefined) ?? []);
     entry.arguments = Object.entries(props).map(([name, prop]) => {
@@ -77,7 +81,7 @@ export function compilePrompt(def: PromptDefinition<any>): CompiledPrompt {
     });
   }
   if (def._meta !== undefined) entry._meta = def._meta;
-  return { def, entry };
+  return args ? { def, entry, arguments: args } : { def, entry };
 }
 
 /** Normalises a prompt handler's value into a result, or undefined when it is not one. */

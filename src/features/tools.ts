@@ -1,7 +1,7 @@
 import type { H3Event } from "h3";
-import { toJsonSchema, type SchemaInput } from "../protocol/schema.ts";
+import { jsonSchemaCheck } from "../protocol/json-schema.ts";
+import { isStandardSchema, prepareSchema, toJsonSchema, type InferSchema, type PreparedSchema, type SchemaInput } from "../protocol/schema.ts";
 import type { CallToolResult, CreateTaskResult, InputRequiredResult, JsonObject, TaskSupport, ToolAnnotations } from "../protocol/types.ts";
-import type { StandardSchemaV1 } from "../utils/standard-schema.ts";
 
 /** What a tool handler may return. Plugins may produce more (the tasks extension returns a task handle). */
 export type ToolReturn =
@@ -11,7 +11,7 @@ export type ToolReturn =
   | CreateTaskResult
   | { resultType: string; [key: string]: unknown };
 
-type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, unknown>;
+type ArgsOf<S> = InferSchema<S, Record<string, unknown>>;
 
 export interface ToolDefinition<S extends SchemaInput | undefined = SchemaInput | undefined> {
   /** 1–128 characters of `[A-Za-z0-9_.-]`. */
@@ -19,9 +19,13 @@ export interface ToolDefinition<S extends SchemaInput | undefined = SchemaInput 
   title?: string;
   description?: string;
   icons?: JsonObject[];
-  /** A zod object schema (or any Standard Schema that produces JSON Schema), or plain JSON Schema. */
+  /**
+   * The arguments: an object schema from any library implementing Standard JSON Schema (zod 4.2+,
+   * ArkType, valibot through `toStandardJsonSchema`), a raw shape such as `{ city: z.string() }`, or
+   * plain JSON Schema with `type: "object"`.
+   */
   inputSchema?: S;
-  /** Checked against `structuredContent` when given. */
+  /** Checked against `structuredContent` when given; the same kinds as `inputSchema`. */
   outputSchema?: SchemaInput;
   /** Untrusted hints for clients. */
   annotations?: ToolAnnotations;
@@ -29,7 +33,7 @@ export interface ToolDefinition<S extends SchemaInput | undefined = SchemaInput 
   execution?: { taskSupport?: TaskSupport };
   _meta?: JsonObject;
   /** Runs the tool. `args` were validated against `inputSchema`. */
-  handler: (event: H3Event, args: ArgsOf<S>) => ToolReturn | Promise<ToolReturn>;
+  handler(event: H3Event, args: ArgsOf<S>): ToolReturn | Promise<ToolReturn>;
 }
 
 /**
@@ -52,6 +56,9 @@ export interface CompiledTool {
   entry: JsonObject;
   /** `Mcp-Param-{name}` headers bound to argument paths by `x-mcp-header`. */
   headerParams: { header: string; path: string[] }[];
+  /** The schemas as prepared at mount (a raw shape wrapped); validate with these, not `def`'s. */
+  inputSchema?: PreparedSchema;
+  outputSchema?: PreparedSchema;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -59,18 +66,28 @@ const EMPTY_INPUT_SCHEMA = { type: "object", additionalProperties: false };
 
 export function compileTool(def: ToolDefinition<any>): CompiledTool {
   if (!TOOL_NAME.test(def.name)) throw new TypeError(`Invalid tool name "${def.name}": use 1-128 of [A-Za-z0-9_.-]`);
-  const inputSchema = def.inputSchema ? toJsonSchema(def.inputSchema, "input") : EMPTY_INPUT_SCHEMA;
-  if (inputSchema.type !== "object") throw new TypeError(`Tool "${def.name}": inputSchema must describe an object`);
+  const where = `Tool "${def.name}":`;
+  const input = def.inputSchema === undefined ? undefined : prepareSchema(def.inputSchema, `${where} inputSchema`);
+  const output = def.outputSchema === undefined ? undefined : prepareSchema(def.outputSchema, `${where} outputSchema`);
+  const inputSchema = input ? toJsonSchema(input, "input", `${where} inputSchema`) : EMPTY_INPUT_SCHEMA;
+  if (inputSchema.type !== "object") {
+    throw new TypeError(`${where} inputSchema must describe an object (JSON Schema type "object"); leave it out for a tool without arguments`);
+  }
   const entry: JsonObject = { name: def.name };
   if (def.title !== undefined) entry.title = def.title;
   if (def.description !== undefined) entry.description = def.description;
   if (def.icons !== undefined) entry.icons = def.icons;
   entry.inputSchema = inputSchema;
-  if (def.outputSchema !== undefined) entry.outputSchema = toJsonSchema(def.outputSchema, "output");
+  if (output) entry.outputSchema = toJsonSchema(output, "output", `${where} outputSchema`);
   if (def.annotations !== undefined) entry.annotations = def.annotations;
   if (def.execution !== undefined) entry.execution = def.execution;
   if (def._meta !== undefined) entry._meta = def._meta;
-  return { def, entry, headerParams: findHeaderParams(inputSchema) };
+  const compiled: CompiledTool = { def, entry, headerParams: findHeaderParams(inputSchema) };
+  if (input) compiled.inputSchema = input;
+  if (output) compiled.outputSchema = output;
+  // Plain JSON Schema is enforced, and prepared here, once, rather than on a request.
+  for (const schema of [input, output]) if (schema && !isStandardSchema(schema)) jsonSchemaCheck(schema);
+  return compiled;
 }
 
 /** Compiles a tool list once; names must be unique. Order is kept: it is the listing order. */

@@ -11,10 +11,7 @@ export declare namespace StandardSchemaV1 {
     readonly vendor: string;
     readonly validate: (value: unknown) => Result<Output> | Promise<Result<Output>>;
     readonly types?: { readonly input: Input; readonly output: Output } | undefined;
-    readonly jsonSchema?: {
-      readonly input: (options: { target: string }) => Record<string, unknown>;
-      readonly output: (options: { target: string }) => Record<string, unknown>;
-    };
+    readonly jsonSchema?: JsonSchemaConverter;
   }
   type Result<Output> = { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<Issue> };
   interface Issue {
@@ -23,4 +20,15 @@ export declare namespace StandardSchemaV1 {
   }
   type InferOutput<S extends StandardSchemaV1> = NonNullable<S["~standard"]["types"]>["output"];
   type InferInput<S extends StandardSchemaV1> = NonNullable<S["~standard"]["types"]>["input"];
+}
+
+/** Standard JSON Schema: the schema writes its own JSON Schema, for the input or the output side. */
+export interface JsonSchemaConverter {
+  readonly input: (options: { target: string }) => Record<string, unknown>;
+  readonly output: (options: { target: string }) => Record<string, unknown>;
+}
+
+/** A Standard Schema that also implements Standard JSON Schema: it validates and describes itself. */
+export interface StandardJsonSchema<Input = unknown, Output = Input> extends StandardSchemaV1<Input, Output> {
+  readonly "~standard": StandardSchemaV1.Props<Input, Output> & { readonly jsonSchema: JsonSchemaConverter };
 }

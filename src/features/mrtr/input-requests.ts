@@ -5,7 +5,7 @@ import { getMcpContext } from "../request-context.ts";
 import { McpUsageError, missingCapability } from "../../protocol/errors.ts";
 import { isStandardSchema, toJsonSchema } from "../../protocol/schema.ts";
 import type { ClientCapabilities, InputRequiredResult, JsonObject } from "../../protocol/types.ts";
-import type { StandardSchemaV1 } from "../../utils/standard-schema.ts";
+import type { StandardJsonSchema, StandardSchemaV1 } from "../../utils/standard-schema.ts";
 import { signState } from "./request-state.ts";
 
 // --- Input requests and the answers they type ---
@@ -78,7 +78,8 @@ export function sourceSchemaOf(request: InputRequest): StandardSchemaV1 | Reques
 }
 
 /**
- * A form elicitation. `requestedSchema` is a flat JSON Schema object (or a zod object, turned into one).
+ * A form elicitation. `requestedSchema` is a flat JSON Schema object, or an object schema that writes
+ * one (zod 4.2+, ArkType, valibot through `toStandardJsonSchema`).
  *
  * @example
  * const askName = mcpElicit({
@@ -86,12 +87,12 @@ export function sourceSchemaOf(request: InputRequest): StandardSchemaV1 | Reques
  *   requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
  * });
  */
-export function mcpElicit<const S extends RequestedSchema | StandardSchemaV1>(options: {
+export function mcpElicit<const S extends RequestedSchema | StandardJsonSchema>(options: {
   message: string;
   requestedSchema: S;
 }): InputRequest<ElicitResult<ContentOf<S>>> {
   const schema = isStandardSchema(options.requestedSchema)
-    ? stripDialect(toJsonSchema(options.requestedSchema))
+    ? stripDialect(toJsonSchema(options.requestedSchema as StandardJsonSchema, "input", "mcpElicit: requestedSchema"))
     : (options.requestedSchema as JsonObject);
   const request: InputRequest<ElicitResult<ContentOf<S>>> = {
     method: "elicitation/create",
