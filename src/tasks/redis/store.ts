@@ -126,22 +126,10 @@ export function createSharedStore(parts: SharedStoreParts) {
 
   const store: TaskStore & { readonly shared: true } = {
     shared: true,
-    async create(entry) {
+    create(entry) {
+      // Thrown here, not rejected: a bind value that cannot be shared is the caller's mistake, said at once.
       const owner = ownerHashOrThrow(entry.owner, parts.secret);
-      const snap = entry.actor!.getSnapshot();
-      const snapshot = encodeSnapshot({ value: snap.value, context: snap.context });
-      const { max } = parts.config();
-      const added = await conn.run<number>(
-        CREATE,
-        [keys.task(entry.id), keys.tasks, keys.lease(parts.workerId)],
-        [now(), entry.expiresAt === Infinity ? "" : entry.expiresAt, max, owner, CHART_VERSION, snapshot, parts.workerId, entry.id, parts.leaseMs],
-      );
-      if (added === -1) throw new Error(`Task id ${entry.id} is already in use`);
-      if (added === 0) return false;
-      parts.leased();
-      local.add(entry);
-      parts.wake();
-      return true;
+      return insert(entry, owner);
     },
     async get(id, owner) {
       const task = await find(id, owner);
@@ -181,6 +169,22 @@ export function createSharedStore(parts: SharedStoreParts) {
       return listeners.listenerCount;
     },
     externalBytes: 0,
+  };
+
+  const insert = async (entry: TaskEntry, owner: string): Promise<boolean> => {
+    const snap = entry.actor!.getSnapshot();
+    const snapshot = encodeSnapshot({ value: snap.value, context: snap.context });
+    const added = await conn.run<number>(
+      CREATE,
+      [keys.task(entry.id), keys.tasks, keys.lease(parts.workerId)],
+      [now(), entry.expiresAt === Infinity ? "" : entry.expiresAt, parts.config().max, owner, CHART_VERSION, snapshot, parts.workerId, entry.id, parts.leaseMs],
+    );
+    if (added === -1) throw new Error(`Task id ${entry.id} is already in use`);
+    if (added === 0) return false;
+    parts.leased();
+    local.add(entry);
+    parts.wake();
+    return true;
   };
 
   // Retries a change of the work while Redis is unreachable, for as long as the task runs here

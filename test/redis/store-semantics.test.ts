@@ -1,0 +1,181 @@
+// The rest of the shared store's promises, each across instances: the cap, what Redis holds, the chart
+// version, owners by value, the hub, one round trip for a finished task, the actor on the worker.
+import type { InspectionEvent } from "xstate";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { tasksApp } from "../fixtures/tasks-app.ts";
+import { expectError, expectShape, S } from "../helpers/schemas.ts";
+import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
+import { sseReader } from "../helpers/sse.ts";
+import { call, modernRequest } from "../helpers/wire.ts";
+import { caps, client, cluster, until } from "./cluster.ts";
+
+let redis: RedisServer;
+const open: { close(): Promise<unknown> }[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+afterAll(() => redis?.stop());
+
+function start(...args: Parameters<typeof cluster> extends [any, ...infer R] ? R : never) {
+  const c = cluster(redis, ...args);
+  open.push(c);
+  return c;
+}
+const hgetall = async (key: string) => {
+  const lines = (await redis.cli("HGETALL", key)).split("\n").filter((l, i, all) => i < all.length - (all.length % 2));
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < lines.length; i += 2) out[lines[i]!] = lines[i + 1]!;
+  return out;
+};
+
+describe("max", () => {
+  it("holds across instances creating at the same moment, with the in-memory answer at the cap", async () => {
+    const { instances } = start(3, { max: 4 });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call(instances[i % 3]!.app, "tools/call", { name: "controlled" }, { caps, id: i })),
+    );
+    const made = results.filter((r) => r.body.result?.resultType === "task");
+    const refused = results.filter((r) => r.body.error);
+    expect(made.length).toBe(4);
+    expect(refused.length).toBe(8);
+    const memory = tasksApp({ max: 4 });
+    for (let i = 0; i < 4; i++) await call(memory.app, "tools/call", { name: "controlled" }, { caps });
+    const full = await call(memory.app, "tools/call", { name: "controlled" }, { caps, id: 0 });
+    for (const r of refused) {
+      expect(r.status).toBe(full.status);
+      expect(r.body.error).toEqual(full.body.error);
+    }
+  });
+});
+
+describe("what Redis holds", () => {
+  it("a live task's chart snapshot and version; a finished task only its final tasks/get JSON, owner and version", async () => {
+    const { instances: [a, b] } = start(2, { ttlMs: 60_000 });
+    const { taskId } = await client(a).create("confirm_delete");
+    await until(async () => (await client(b).get(taskId)).body.result.status === "input_required");
+    const key = `${a.store.keyPrefix}task:${taskId}`;
+    const live = await hgetall(key);
+    expect(Object.keys(live).sort()).toEqual(["cv", "o", "s", "v", "w"]);
+    expect(live.w).toBe(a.store.workerId);
+    expect(JSON.parse(live.s!).value).toBe("input_required");
+    await client(b).update(taskId, { confirm: { action: "accept", content: { confirm: true } } });
+    await until(async () => (await client(b).get(taskId)).body.result.status === "completed");
+    const done = await hgetall(key);
+    expect(Object.keys(done).sort()).toEqual(["f", "o", "v"]);
+    expect(JSON.parse(done.f!)).toEqual((await client(a).get(taskId)).body.result);
+    const pttl = Number(await redis.cli("PTTL", key));
+    expect(pttl).toBeGreaterThan(50_000);
+    expect(pttl).toBeLessThanOrEqual(60_000);
+  });
+
+  it("answers tasks/get of a finished task with one Redis command", async () => {
+    const { instances: [a, b] } = start(2);
+    const { taskId } = await client(a).create("tool_error");
+    await until(async () => (await client(b).get(taskId)).body.result.status === "completed");
+    const stats = async () => {
+      const out: Record<string, number> = {};
+      for (const m of (await redis.cli("INFO", "commandstats")).matchAll(/cmdstat_(\w+):calls=(\d+)/g)) out[m[1]!] = Number(m[2]);
+      return out;
+    };
+    const before = await stats();
+    await client(b).get(taskId);
+    const after = await stats();
+    const grew = Object.keys(after).filter((k) => after[k] !== before[k] && k !== "info");
+    // The read script, and what it runs inside Redis.
+    expect(grew.sort()).toEqual(["evalsha", "hmget"]);
+    expect(after.evalsha! - before.evalsha!).toBe(1);
+  });
+
+  it("refuses, clearly, a snapshot written by another chart version, and keeps serving the rest", async () => {
+    const { instances: [a, b] } = start(2);
+    const odd = await client(a).create("controlled");
+    const fine = await client(a).create("controlled");
+    await redis.cli("HSET", `${a.store.keyPrefix}task:${odd.taskId}`, "cv", "another-chart");
+    for (const op of ["get", "cancel"] as const) {
+      const r = await client(b)[op](odd.taskId);
+      expect(expectError(r.body, -32603).message).toBe(
+        `Task ${odd.taskId} cannot be read by this server: it was written by task chart version another-chart, this server runs ${(await import("../../src/tasks/redis/chart.ts")).CHART_VERSION}`,
+      );
+    }
+    expect((await client(b).get(fine.taskId)).body.result.status).toBe("working");
+  });
+});
+
+describe("bind", () => {
+  const principal = (e: any) => ({ user: e.req.headers.get("x-user"), org: "acme" });
+  const reordered = (e: any) => ({ org: "acme", user: e.req.headers.get("x-user") });
+
+  it("compares owners by value across instances and stores only a keyed hash of them", async () => {
+    const prefix = `bind-${Date.now()}`;
+    const a = start(1, { bind: principal }, { prefix }).instances[0]!;
+    const b = start(1, { bind: reordered }, { prefix }).instances[0]!;
+    const alice = { headers: { "x-user": "alice-principal" } };
+    const { taskId } = await client(a, alice).create("controlled");
+    expect((await client(b, alice).get(taskId)).body.result.status).toBe("working");
+    expectError((await client(b, { headers: { "x-user": "mallory" } }).get(taskId)).body, -32602);
+    const keys = (await redis.cli("KEYS", `{${prefix}}:*`)).split("\n").filter(Boolean);
+    for (const key of keys) {
+      const type = await redis.cli("TYPE", key);
+      const dump = type === "hash" ? await redis.cli("HGETALL", key) : type === "zset" ? await redis.cli("ZRANGE", key, "0", "-1") : await redis.cli("GET", key);
+      expect(dump).not.toContain("alice-principal");
+    }
+  });
+
+  it("refuses at creation a bind value that is neither a string nor JSON", async () => {
+    const { instances: [a] } = start(1, { bind: () => new Date() });
+    const r = await call(a.app, "tools/call", { name: "try_task" }, { caps });
+    expect(r.body.result.content[0].text).toBe("no task: With a shared task store, bind must return a string or a JSON value (compared by its canonical JSON)");
+    const plain = await call(a.app, "tools/call", { name: "controlled" }, { caps });
+    expect(plain.body.result.isError).toBe(true);
+  });
+});
+
+describe("the worker", () => {
+  it("runs each task as an actor the inspector sees, changed from any instance", async () => {
+    const events: InspectionEvent[] = [];
+    const { instances: [a, b] } = start(2, { inspect: (e) => events.push(e) });
+    const { taskId } = await client(a).create("confirm_delete");
+    await until(async () => (await client(b).get(taskId)).body.result.status === "input_required");
+    await client(b).update(taskId, { confirm: { action: "accept", content: { confirm: true } } });
+    await until(() => events.some((e) => e.type === "@xstate.snapshot" && (e.snapshot as any).value === "completed"));
+    const actors = events.filter((e) => e.type === "@xstate.actor").map((e) => (e.actorRef as { id?: string }).id);
+    expect(actors).toEqual([taskId]);
+    const values = events.filter((e) => e.type === "@xstate.snapshot").map((e) => (e.snapshot as any).value);
+    expect(values).toEqual(["working", "input_required", "working", "completed"]);
+    expect(b.store.stats.localTasks).toBe(0);
+  });
+});
+
+describe("listen streams on every instance", () => {
+  it("get a finished task's final frame right after the acknowledgement", async () => {
+    const { instances: [a, b] } = start(2);
+    const { taskId } = await client(a).create("tool_error");
+    await until(async () => (await client(a).get(taskId)).body.result.status === "completed");
+    const sse = sseReader(await b.app.fetch(modernRequest("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { caps, id: 9 })));
+    expect((await sse.next()).method).toBe("notifications/subscriptions/acknowledged");
+    const frame = await sse.next();
+    expectShape(S.taskNotification, frame);
+    const { resultType: _, ...task } = (await client(b).get(taskId)).body.result;
+    expect(frame.params).toEqual({ ...task, _meta: { "io.modelcontextprotocol/subscriptionId": 9 } });
+    expect(b.store.stats.listeners).toBe(0);
+    await sse.close();
+  });
+
+  it("hear notifyListChanged from any instance", async () => {
+    const { instances: [a, b, c] } = start(3);
+    const sse = sseReader(await b.app.fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { caps, id: 3 })));
+    expect((await sse.next()).params.notifications).toEqual({ toolsListChanged: true });
+    await until(async () => Number((await redis.cli("PUBSUB", "NUMSUB", `${a.store.keyPrefix}hub`)).split("\n")[1]) === 3);
+    a.handler.notifyListChanged("tools");
+    const frame = await sse.next(2000);
+    expect(frame).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": 3 } } });
+    // Once, although three instances share the channel (the announcing one does not hear itself twice).
+    c.handler.notifyListChanged("tools");
+    expect((await sse.next(2000)).method).toBe("notifications/tools/list_changed");
+    expect(await sse.quiet(150)).toBe(true);
+    await sse.close();
+  });
+});
