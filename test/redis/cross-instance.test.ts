@@ -136,4 +136,19 @@ describe("notifications/tasks on every instance", () => {
     expect(c.store.stats.listeners).toBe(0);
     await sse.close();
   });
+
+  it("sends a running task's expiry to listen streams on other instances when it happens", async () => {
+    const { instances: [a, , c] } = start(3, { ttlMs: 500 });
+    const { taskId } = await client(a).create("controlled");
+    const sse = sseReader(await c.app.fetch(modernRequest("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { caps, id: "e" })));
+    await sse.next();
+    expect((await sse.next()).params.status).toBe("working");
+    const frame = await sse.next(2000);
+    expectShape(S.taskNotification, frame);
+    expect(frame.params).toMatchObject({ taskId, status: "failed", error: { code: -32603, message: "Task expired before it finished" } });
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(frame.params.createdAt) + 500);
+    await until(() => a.seen.signalAborted.includes(taskId), 2000, "the worker's own expiry");
+    expect(c.store.stats.listeners).toBe(0);
+    await sse.close();
+  });
 });
