@@ -1,5 +1,6 @@
 import type { H3Event } from "h3";
-import { prepareSchema, toJsonSchema, type InferSchema, type PreparedSchema, type SchemaInput } from "../protocol/schema.ts";
+import { jsonSchemaCheck } from "../protocol/json-schema.ts";
+import { isStandardSchema, prepareSchema, toJsonSchema, type InferSchema, type PreparedSchema, type SchemaInput } from "../protocol/schema.ts";
 import type { CallToolResult, CreateTaskResult, InputRequiredResult, JsonObject, TaskSupport, ToolAnnotations } from "../protocol/types.ts";
 
 /** What a tool handler may return. Plugins may produce more (the tasks extension returns a task handle). */
@@ -84,6 +85,8 @@ export function compileTool(def: ToolDefinition<any>): CompiledTool {
   const compiled: CompiledTool = { def, entry, headerParams: findHeaderParams(inputSchema) };
   if (input) compiled.inputSchema = input;
   if (output) compiled.outputSchema = output;
+  // Plain JSON Schema is enforced, and prepared here, once, rather than on a request.
+  for (const schema of [input, output]) if (schema && !isStandardSchema(schema)) jsonSchemaCheck(schema);
   return compiled;
 }
 
