@@ -7,5 +7,5 @@ export default defineConfig({
   target: "node20",
   dts: true,
   clean: true,
-  external: ["h3", "srvx", "xstate", "zod", "nanoid", "redis"],
+  external: ["h3", "srvx", "xstate", "zod", "nanoid", "redis", "@cfworker/json-schema"],
 });

@@ -2,6 +2,7 @@
 // answer and a task's inlined result both come from here, so tasks/get returns exactly what the
 // call would have returned.
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
+import { jsonSchemaCheck } from "../protocol/json-schema.ts";
 import { isStandardSchema, validateOrThrow, validateSync, type SchemaIssue } from "../protocol/schema.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { toToolResult, type CompiledTool } from "./tools.ts";
@@ -44,7 +45,8 @@ function hasContentBlocks(result: JsonObject): boolean {
 
 async function outputIssues(tool: CompiledTool, structured: unknown): Promise<SchemaIssue[] | undefined> {
   const schema = tool.outputSchema;
-  if (!schema || !isStandardSchema(schema)) return undefined;
+  if (!schema) return undefined;
+  if (!isStandardSchema(schema)) return jsonSchemaCheck(schema)(structured);
   const checked = validateSync(schema, structured);
   if (checked) return checked.ok ? undefined : checked.issues;
   try {

@@ -1,5 +1,6 @@
 import type { H3Event } from "h3";
-import { prepareSchema, toJsonSchema, type InferSchema, type PreparedSchema, type SchemaInput } from "../protocol/schema.ts";
+import { jsonSchemaCheck } from "../protocol/json-schema.ts";
+import { isStandardSchema, prepareSchema, toJsonSchema, type InferSchema, type PreparedSchema, type SchemaInput } from "../protocol/schema.ts";
 import type { CallToolResult, CreateTaskResult, InputRequiredResult, JsonObject, TaskSupport, ToolAnnotations } from "../protocol/types.ts";
 
 /** What a tool handler may return. Plugins may produce more (the tasks extension returns a task handle). */
@@ -84,15 +85,25 @@ export function compileTool(def: ToolDefinition<any>): CompiledTool {
   const compiled: CompiledTool = { def, entry, headerParams: findHeaderParams(inputSchema) };
   if (input) compiled.inputSchema = input;
   if (output) compiled.outputSchema = output;
+  // Plain JSON Schema is enforced, and prepared here, once, rather than on a request.
+  for (const schema of [input, output]) if (schema && !isStandardSchema(schema)) jsonSchemaCheck(schema);
   return compiled;
 }
 
-/** Compiles a tool list once; names must be unique. Order is kept: it is the listing order. */
+// A definition is compiled once however many tool lists hold it (lists changed after mount, options per request).
+const compiledByDef = new WeakMap<ToolDefinition<any>, CompiledTool>();
+
+/** Compiles a tool list; names must be unique. Order is kept: it is the listing order. */
 export function compileTools(defs: readonly ToolDefinition<any>[]): Map<string, CompiledTool> {
   const table = new Map<string, CompiledTool>();
   for (const def of defs) {
     if (table.has(def.name)) throw new TypeError(`Duplicate tool name "${def.name}"`);
-    table.set(def.name, compileTool(def));
+    let compiled = compiledByDef.get(def);
+    if (!compiled) {
+      compiled = compileTool(def);
+      compiledByDef.set(def, compiled);
+    }
+    table.set(def.name, compiled);
   }
   return table;
 }

@@ -2,6 +2,7 @@
 // and written as JSON Schema. One place knows the kinds: a Standard Schema that writes its own JSON
 // Schema (an object or, like ArkType's, a function), a raw shape of those, or plain JSON Schema.
 import { invalidParams } from "./errors.ts";
+import { jsonSchemaCheck, type JsonSchemaIssue } from "./json-schema.ts";
 import type { JsonObject } from "./types.ts";
 import { describeThrown } from "../utils/describe.ts";
 import type { JsonSchemaConverter, StandardJsonSchema, StandardSchemaV1 } from "../utils/standard-schema.ts";
@@ -81,17 +82,21 @@ export function toJsonSchema(schema: PreparedSchema, io: "input" | "output", whe
   return json;
 }
 
-export interface SchemaIssue {
-  message: string;
-  path?: (string | number)[];
-}
+export type SchemaIssue = JsonSchemaIssue;
 
 /**
- * Validates a value; returns the parsed value or throws `-32602` with the issues in `data`.
- * Plain JSON Schema objects are not validated beyond being present.
+/**
+ * Validates a value; returns the parsed value or throws `-32602` with the issues in `data`. A plain
+ * JSON Schema object is checked as JSON Schema (prepared at mount by `jsonSchemaCheck`) and the value
+ * returned as sent.
  */
 export async function validateOrThrow(schema: PreparedSchema | undefined, value: unknown, what: string): Promise<unknown> {
-  if (!schema || !isStandardSchema(schema)) return value;
+  if (!schema) return value;
+  if (!isStandardSchema(schema)) {
+    const issues = jsonSchemaCheck(schema)(value);
+    if (issues) throw invalidParams(`Invalid ${what}`, { issues });
+    return value;
+  }
   let result = schema["~standard"].validate(value);
   if (result instanceof Promise) result = await result;
   if (result.issues) throw invalidParams(`Invalid ${what}`, { issues: toIssues(result.issues) });

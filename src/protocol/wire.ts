@@ -155,11 +155,23 @@ export function toTask(snapshot: TaskSnapshotLike): JsonObject {
   const c = snapshot.context;
   const task: JsonObject = { taskId: c.taskId, status: TASK_STATUS[snapshot.value] };
   if (c.statusMessage !== undefined) task.statusMessage = c.statusMessage;
-  task.createdAt = new Date(c.createdAt).toISOString();
-  task.lastUpdatedAt = new Date(c.lastUpdatedAt).toISOString();
+  task.createdAt = isoTime(c.createdAt);
+  task.lastUpdatedAt = isoTime(c.lastUpdatedAt);
   task.ttlMs = c.ttlMs;
   task.pollIntervalMs = c.pollIntervalMs;
   return task;
+}
+
+// A task's two times are mostly the same millisecond, and so are the tasks created together: the
+// last one formatted is kept, since toISOString costs about as much as the rest of the envelope.
+let isoMs = Number.NaN;
+let isoText = "";
+function isoTime(ms: number): string {
+  if (ms !== isoMs) {
+    isoText = new Date(ms).toISOString();
+    isoMs = ms;
+  }
+  return isoText;
 }
 
 /** DetailedTask: Task plus the fields its status requires. */

@@ -46,13 +46,15 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         owner,
         expiresAt: options.ttlMs === null ? Infinity : at + options.ttlMs,
         actor,
-        abort: new AbortController(),
       };
       const begin = (created: boolean): CreateTaskResult => {
         if (!created) throw taskStoreFull(options.max);
         ctx["~becameTask"]();
         const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
         let lastStatus: TaskStateValue = "working";
+        let ended: TaskStateValue | undefined;
+        let signal: AbortSignal | undefined;
+        const signalOf = () => (signal ??= newSignal(entry, ended));
         entry.observer = (snap) => {
           const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
           for (const waiter of waiters) waiter(snapshot);
@@ -70,15 +72,17 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
           if (isTerminalStatus(snapshot.value)) {
             const abort = entry.abort;
             const final = entry.actor;
+            ended = snapshot.value;
             store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
             final?.stop();
-            if (snapshot.value !== "completed") abort?.abort(snapshot.value === "cancelled" ? CANCELLED : ENDED);
+            const reason = abortReason(snapshot.value);
+            if (reason) abort?.abort(reason);
           }
         };
         actor.subscribe(entry.observer);
         actor.start();
         const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
-        startRun(entry, store, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, waiters, now);
+        startRun(entry, store, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, waiters, signalOf, now);
         return handle;
       };
       // A shared store holds the task before the handle exists, so another instance finds it at once.
@@ -97,6 +101,24 @@ export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
 
 // --- Internal ---
 
+/** Why a task's signal aborts; a completed task's signal never does. */
+function abortReason(status: TaskStateValue): DOMException | undefined {
+  return status === "cancelled" ? CANCELLED : status === "failed" ? ENDED : undefined;
+}
+
+/**
+ * A task's signal, made when `run` first reads it: most runs never do, and an AbortController
+ * costs as much as the rest of the task's own bookkeeping. Made after the end, it is already
+ * aborted (unless the task completed).
+ */
+function newSignal(entry: TaskEntry, ended: TaskStateValue | undefined): AbortSignal {
+  const controller = new AbortController();
+  const reason = ended && abortReason(ended);
+  if (reason) controller.abort(reason);
+  else if (!ended) entry.abort = controller;
+  return controller.signal;
+}
+
 /** A task's result goes through the same path as the synchronous call's, with the tool that created it. */
 function resultPath(tool: CompiledTool | undefined): (value: unknown) => Promise<JsonObject> {
   if (!tool) return async () => { throw new McpJsonRpcError(ErrorCode.InternalError, "A task's result needs the tool that created it"); };
@@ -110,6 +132,7 @@ function startRun(
   finish: (value: unknown) => Promise<JsonObject>,
   task: McpTaskOptions,
   waiters: Set<(snapshot: TaskSnapshotLike) => void>,
+  signal: () => AbortSignal,
   now: () => number,
 ): void {
   const send = (event: TaskEvent) => store.dispatch(entry, event);
@@ -118,7 +141,9 @@ function startRun(
   let asking = false;
   const context: McpTaskContext = {
     taskId: entry.id,
-    signal: entry.abort!.signal,
+    get signal() {
+      return signal();
+    },
     update({ statusMessage }) {
       if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
       void send({ type: "status.update", statusMessage, at: now() });

@@ -69,7 +69,7 @@ describe("public entries", () => {
     expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0", redis: ">=5" });
     // Only the Redis entry loads its client, and only an app that uses it installs one.
     expect(pkg.peerDependenciesMeta).toEqual({ redis: { optional: true } });
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(["nanoid", "srvx", "xstate"]);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["@cfworker/json-schema", "nanoid", "srvx", "xstate"]);
     expect(pkg.dependencies.zod).toBeUndefined();
     expect(pkg.devDependencies.h3).toBeDefined();
   });
