@@ -59,6 +59,9 @@ export function lostEvent(at: number): TaskEvent {
   };
 }
 
+// How long a change waits for the actor here to hear of the one before it.
+const CATCH_UP_MS = 100;
+
 // Enough for heavy contention on one task; past it the change is refused rather than retried forever.
 const MAX_ATTEMPTS = 32;
 
@@ -83,8 +86,11 @@ export function createSharedStore(parts: SharedStoreParts) {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const task = attempt === 0 && known ? known : await read(id);
       if (!task?.snapshot) return task;
-      // The actor here may lag behind a change whose message is still on its way: the stored state wins.
-      if (local.behind(id, task.version)) local.resync(id, task.snapshot, task.version);
+      // The actor here may lag behind a change whose message is still on its way: it gets a moment to
+      // arrive; past that (a lost message) the actor restarts from the stored state.
+      if (local.behind(id, task.version) && !(await local.reach(id, task.version, CATCH_UP_MS))) {
+        local.resync(id, task.snapshot, task.version);
+      }
       const event = eventOf(task.snapshot);
       const step = event && nextSnapshot(task.snapshot, event);
       if (!event || !step) return task;
