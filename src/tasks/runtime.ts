@@ -50,39 +50,12 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
       const begin = (created: boolean): CreateTaskResult => {
         if (!created) throw taskStoreFull(options.max);
         ctx["~becameTask"]();
-        const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
-        let lastStatus: TaskStateValue = "working";
-        let ended: TaskStateValue | undefined;
-        let signal: AbortSignal | undefined;
-        const signalOf = () => (signal ??= newSignal(entry, ended));
-        entry.observer = (snap) => {
-          const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
-          for (const waiter of waiters) waiter(snapshot);
-          const changed = snapshot.value !== lastStatus;
-          lastStatus = snapshot.value;
-          if (changed && entry.listeners) {
-            for (const listener of entry.listeners) {
-              try {
-                listener(snapshot);
-              } catch {
-                // A listener's failure is its own stream's problem, never the task's.
-              }
-            }
-          }
-          if (isTerminalStatus(snapshot.value)) {
-            const abort = entry.abort;
-            const final = entry.actor;
-            ended = snapshot.value;
-            store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
-            final?.stop();
-            const reason = abortReason(snapshot.value);
-            if (reason) abort?.abort(reason);
-          }
-        };
-        actor.subscribe(entry.observer);
+        const live = observeTask(entry, store);
+        entry.observer = live.observer;
+        actor.subscribe(live.observer);
         actor.start();
         const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
-        startRun(entry, store, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, waiters, signalOf, now);
+        startRun(entry, store, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, live.waiters, live.signal, now);
         return handle;
       };
       // A shared store holds the task before the handle exists, so another instance finds it at once.
@@ -100,6 +73,43 @@ export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
 }
 
 // --- Internal ---
+
+/**
+ * What a running task keeps besides its actor: the observer of its snapshots, its input waiters
+ * and its signal. Made here, apart from `create`, so that nothing it holds on to reaches the
+ * request the task was created in (its context, headers, arguments).
+ */
+function observeTask(entry: TaskEntry, store: TaskStore) {
+  const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
+  let lastStatus: TaskStateValue = "working";
+  let ended: TaskStateValue | undefined;
+  let signal: AbortSignal | undefined;
+  const observer = (snap: { value: unknown; context: unknown }) => {
+    const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
+    for (const waiter of waiters) waiter(snapshot);
+    const changed = snapshot.value !== lastStatus;
+    lastStatus = snapshot.value;
+    if (changed && entry.listeners) {
+      for (const listener of entry.listeners) {
+        try {
+          listener(snapshot);
+        } catch {
+          // A listener's failure is its own stream's problem, never the task's.
+        }
+      }
+    }
+    if (isTerminalStatus(snapshot.value)) {
+      const abort = entry.abort;
+      const final = entry.actor;
+      ended = snapshot.value;
+      store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
+      final?.stop();
+      const reason = abortReason(snapshot.value);
+      if (reason) abort?.abort(reason);
+    }
+  };
+  return { observer, waiters, signal: () => (signal ??= newSignal(entry, ended)) };
+}
 
 /** Why a task's signal aborts; a completed task's signal never does. */
 function abortReason(status: TaskStateValue): DOMException | undefined {
