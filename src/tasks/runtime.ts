@@ -146,6 +146,9 @@ function startRun(
   now: () => number,
 ): void {
   const send = (event: TaskEvent) => store.dispatch(entry, event);
+  // A round being opened: with a shared store the chart shows it only after a round trip, and a second
+  // call meanwhile must be refused, not mistake the first round for its own.
+  let asking = false;
   const context: McpTaskContext = {
     taskId: entry.id,
     get signal() {
@@ -160,7 +163,7 @@ function startRun(
         if (!entry.actor) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
         // One round at a time: the chart only opens a round from `working`, and an answer must never
         // be handed to a call whose question the client was not shown.
-        if (entry.actor.getSnapshot().value !== "working") {
+        if (asking || entry.actor.getSnapshot().value !== "working") {
           return reject(new McpUsageError("INPUT_PENDING", "An input round is already open; await it before asking again"));
         }
         try {
@@ -179,14 +182,17 @@ function startRun(
         // The round counts as open once the chart shows it; with a shared store that may come after
         // `send` returns, and the answers may even arrive before `send` settles.
         let opened = false;
+        asking = true;
         const waiter = (snapshot: TaskSnapshotLike) => {
           if (snapshot.value === "input_required") opened = true;
           else if (snapshot.value === "working" && opened) {
             waiters.delete(waiter);
+            asking = false;
             const answers = snapshot.context.answers;
             resolve(Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]])) as never);
           } else if (isTerminalStatus(snapshot.value)) {
             waiters.delete(waiter);
+            asking = false;
             reject(new McpUsageError("TASK_ENDED", `The task ended (${snapshot.value}) while waiting for input`));
           }
         };
@@ -194,6 +200,7 @@ function startRun(
         const notOpened = () => {
           if (opened || !waiters.has(waiter)) return;
           waiters.delete(waiter);
+          asking = false;
           reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
         };
         const sent = send({ type: "input.request", requests: wire, at: now() });
