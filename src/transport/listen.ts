@@ -6,7 +6,7 @@ import type { Hub } from "../features/change-hub.ts";
 import type { ListenStream, McpExtensionPlugin } from "../features/extension-plugin.ts";
 import type { JsonObject, RequestId } from "../protocol/types.ts";
 import { META } from "../protocol/types.ts";
-import { type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
+import { type ResultMeta, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
 
 const KEEPALIVE_MS = 15_000;
 
@@ -34,13 +34,14 @@ export function openListenStream(
   core: ListenCore,
   plugins: Iterable<McpExtensionPlugin>,
   open: Set<EndableStream>,
+  resultMeta?: ResultMeta,
 ): WireResponse | Promise<WireResponse> {
   const requested = params.notifications;
   if (typeof requested !== "object" || requested === null || Array.isArray(requested)) {
     throw invalidParams("subscriptions/listen needs params.notifications");
   }
   const wanted = requested as JsonObject;
-  const stream = createStream(id);
+  const stream = createStream(id, resultMeta);
   open.add(stream);
   stream.onClose(() => open.delete(stream));
   const agreed: JsonObject = {};
@@ -95,7 +96,7 @@ export function openListenStream(
 
 // --- Internal ---
 
-function createStream(id: RequestId) {
+function createStream(id: RequestId, resultMeta: ResultMeta | undefined) {
   const meta = { [META.subscriptionId]: id };
   const closers: (() => void)[] = [];
   const pending: Uint8Array[] = [];
@@ -136,7 +137,7 @@ function createStream(id: RequestId) {
     /** A server-initiated end: the result first, then the close. */
     end() {
       if (closed || !controller) return;
-      controller.enqueue(sseFrame(toResultMessage(id, { resultType: "complete", _meta: meta })));
+      controller.enqueue(sseFrame(toResultMessage(id, { resultType: "complete", _meta: meta }, resultMeta)));
       controller.close();
       close();
     },
