@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { median, percentile, runLoad, type RunResult } from "./lib/load.ts";
 import { buildDist, libEnv, ROOT, startTarget, type Target } from "./lib/proc.ts";
 import { requests, toWebRequest, type RawRequest } from "./lib/wire.ts";
+import { findRedisServer, redisRequired } from "../test/helpers/redis-gate.ts";
 import { startRedis, type RedisServer } from "../test/helpers/redis-server.ts";
 
 const { values: args } = parseArgs({
@@ -83,7 +84,7 @@ async function processSpec(key: ProcessKey): Promise<{ file: string; nodeFlags?:
     case "bare-redis":
       return { file: "bare-redis.ts", env: { REDIS_URL: await redisUrl() } };
     case "mcp-redis":
-      return { file: "h3-mcp.ts", env: { BENCH_STORE: "redis", REDIS_URL: await redisUrl(), BENCH_REDIS_PREFIX: "bench-one:", BENCH_ASK: "1" } };
+      return { file: "h3-mcp.ts", env: { BENCH_STORE: "redis", REDIS_URL: await redisUrl(), BENCH_REDIS_PREFIX: "bench-one", BENCH_ASK: "1" } };
     case "mcp-memory":
     case "mcp-tasks":
       return { file: "h3-mcp.ts", env: { BENCH_ASK: "1" } };
@@ -112,7 +113,7 @@ async function startOne(key: ProcessKey): Promise<Target> {
 }
 /** `count` h3-mcp instances on one Redis key prefix behind a round-robin proxy, as one target whose CPU is all of theirs. */
 async function instances(count: number): Promise<Target> {
-  const env = { BENCH_STORE: "redis", REDIS_URL: await redisUrl(), BENCH_REDIS_PREFIX: `bench-${count}x:` };
+  const env = { BENCH_STORE: "redis", REDIS_URL: await redisUrl(), BENCH_REDIS_PREFIX: `bench-${count}x` };
   const upstreams = await Promise.all(Array.from({ length: count }, (_, i) => startTarget(`mcp-redis-${count}x-${i}`, "h3-mcp.ts", { env })));
   const proxy = await startTarget(`proxy-${count}x`, "proxy.ts", { env: { UPSTREAMS: upstreams.map((u) => u.origin).join(",") } });
   return {
@@ -182,6 +183,8 @@ const answering = async (t: Target, n: number) => (await freshTasks(t, "parked",
 const cancelling = async (t: Target, n: number) => (await freshTasks(t, "working", n)).map(requests.cancelTask);
 const storeKey = (n: number): ProcessKey => `mcp-store-${n}`;
 const storeSizes = [1, ...config.fills];
+const REDIS_FILL = quick ? 100 : 1_000;
+const REDIS = { "bare-redis": "bare-redis", "h3-mcp": "mcp-redis", memory: "mcp-memory" } as const;
 
 const scenarios: Scenario[] = [
   {
@@ -251,6 +254,62 @@ const scenarios: Scenario[] = [
     prepare: fixed(requests.toolsList()),
     check: (r) => Array.isArray(r.tools) && (r.tools as unknown[]).length === 3,
   },
+  // The Redis store against bare h3 plus one Redis round trip, and the same app on the in-memory store.
+  {
+    id: "redis-task-get",
+    title: `tasks/get, completed task (Redis store, ${fmtCount(REDIS_FILL)} retained)`,
+    processes: REDIS,
+    base: "bare-redis",
+    prepare: (t, kind) => (kind === "bare-redis" ? fixed(requests.echo())() : fillStore(t, REDIS_FILL)),
+    check: (r) => r.status === "completed" && isText(r.result as Record<string, unknown>),
+  },
+  {
+    id: "redis-task-create",
+    title: "tools/call creating a task (Redis store)",
+    processes: REDIS,
+    base: "bare-redis",
+    prepare: fixed(requests.createTask()),
+    check: (r) => r.resultType === "task" && r.status === "working",
+  },
+  {
+    id: "redis-task-update",
+    title: "tasks/update answering a parked task (Redis store)",
+    processes: REDIS,
+    base: "bare-redis",
+    prepare: fixed(requests.echo()),
+    perRun: answering,
+    check: isAck,
+  },
+  {
+    id: "redis-task-cancel",
+    title: "tasks/cancel of a working task (Redis store)",
+    processes: REDIS,
+    base: "bare-redis",
+    prepare: fixed(requests.echo()),
+    perRun: cancelling,
+    check: isAck,
+    release: ["mcp-redis", "mcp-memory"],
+  },
+  // Two instances on one Redis behind a round-robin proxy, against one instance behind the same proxy.
+  {
+    id: "two-task-get",
+    title: `tasks/get through the proxy (Redis store, ${fmtCount(REDIS_FILL)} retained)`,
+    processes: { "h3-mcp": "proxy-one", two: "proxy-two" },
+    base: "h3-mcp",
+    prepare: (t) => fillStore(t, REDIS_FILL),
+    check: (r) => r.status === "completed",
+    group: "two",
+  },
+  {
+    id: "two-task-create",
+    title: "tools/call creating a task through the proxy (Redis store)",
+    processes: { "h3-mcp": "proxy-one", two: "proxy-two" },
+    base: "h3-mcp",
+    prepare: fixed(requests.createTask()),
+    check: (r) => r.resultType === "task" && r.status === "working",
+    group: "two",
+    release: ["proxy-one", "proxy-two"],
+  },
 ];
 
 // --- Run ---
@@ -279,7 +338,16 @@ if (args.lib === "dist" && !args["no-build"]) {
   await buildDist();
 }
 
-const selected = args.only ? scenarios.filter((s) => args.only!.split(",").some((o) => s.id.startsWith(o))) : scenarios;
+const wanted = args.only ? scenarios.filter((s) => args.only!.split(",").some((o) => s.id.startsWith(o))) : scenarios;
+// The Redis rows need a redis-server: without one they are left out, loudly (under CI, or with
+// H3_MCP_REQUIRE_REDIS set, its absence fails the bench instead).
+const needsRedis = (s: Scenario) => s.id.startsWith("redis-") || s.id.startsWith("two-");
+const haveRedis = findRedisServer() !== undefined;
+if (!haveRedis && wanted.some(needsRedis)) {
+  if (redisRequired()) throw new Error("redis-server is not on PATH, and the Redis rows need it: install redis-server (Debian/Ubuntu: apt-get install redis-server)");
+  log("\n!!! redis-server is not on PATH: the Redis rows (redis-*, two-*) are left out. To bench them, install redis-server (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis).\n");
+}
+const selected = haveRedis ? wanted : wanted.filter((s) => !needsRedis(s));
 const rows: Row[] = [];
 let libSeen = false;
 const started = Date.now();

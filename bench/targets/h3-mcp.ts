@@ -1,17 +1,27 @@
 // (b) h3-mcp: the bench app (the demo's echo tool plus the task tools) served by h3 on srvx, the
-// same HTTP stack as the bare h3 target. Bench-only routes, outside /mcp:
+// same HTTP stack as the bare h3 target. With BENCH_STORE=redis its tasks live in the Redis store
+// (REDIS_URL, key prefix BENCH_REDIS_PREFIX) instead of memory. Bench-only routes, outside /mcp:
 //   POST /bench/fill {"to": N}       creates tasks through tools/call (in-process app.fetch) until N
 //                                    were created; answers the count and a uniform sample of ids.
 //   POST /bench/tasks {"kind", "n"}  creates n tasks that stay parked (kind "parked", task_ask) or
 //                                    working ("working", task_hang); answers their ids.
 //   GET  /bench/stats                store size, task_ask counters and process memory.
 import { serve } from "h3";
+import type { McpTasksOptions } from "h3-mcp/tasks";
 import { askStats, createBenchApp } from "../lib/mcp-app.ts";
 import { fillTasks, Reservoir, waitForStatus } from "../lib/fill.ts";
 import { announceReady, exitOnSignal, HOST, targetPort } from "../lib/target.ts";
 import { requests } from "../lib/wire.ts";
 
-const { app } = createBenchApp({}, { withAsk: process.env.BENCH_ASK === "1" });
+const taskOptions: McpTasksOptions = {};
+let closeStore: (() => Promise<void>) | undefined;
+if (process.env.BENCH_STORE === "redis") {
+  const { redisTaskStore } = await import("h3-mcp/tasks/redis");
+  const store = redisTaskStore({ url: process.env.REDIS_URL!, prefix: process.env.BENCH_REDIS_PREFIX ?? "bench" });
+  taskOptions.store = store;
+  closeStore = () => store.close();
+}
+const { app } = createBenchApp(taskOptions, { withAsk: process.env.BENCH_ASK === "1" });
 const sample = new Reservoir(Number(process.env.BENCH_SAMPLE ?? 4096));
 let created = 0;
 
@@ -20,6 +30,7 @@ app.post("/bench/fill", async (event) => {
   const missing = Math.max(0, to - created);
   const { ms } = await fillTasks(app, missing, (id) => sample.add(id));
   created += missing;
+  // A shared store finishes a task with writes of its own, after the handle: wait for the sample.
   await waitForStatus(app, sample.items.slice(-64), "completed");
   return { size: created, created: missing, ms: Math.round(ms), sample: sample.items };
 });
@@ -38,5 +49,6 @@ const server = serve(app, { port: targetPort(), hostname: HOST, silent: true });
 await server.ready();
 exitOnSignal(async () => {
   await server.close(true);
+  await closeStore?.();
 });
 announceReady({ target: "h3-mcp", lib: import.meta.resolve("h3-mcp") });

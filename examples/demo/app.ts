@@ -1,7 +1,7 @@
 // The demo server: the docs' examples plus every fixture the conformance suite names
 // (docs/dev/conformance-fixtures.md). `npm start` serves it; `npm run conformance` tests it.
 import { H3 } from "h3";
-import { defineMcpHandler } from "h3-mcp";
+import { defineMcpHandler, type RequestStateOptions } from "h3-mcp";
 import { mcpTasks, type McpTasksOptions } from "h3-mcp/tasks";
 import { prompts } from "./prompts.ts";
 import { resources, resourceTemplates } from "./resources.ts";
@@ -12,8 +12,11 @@ import { mrtrTools } from "./tools/mrtr.ts";
 import { taskFixtureTools } from "./tools/task-fixtures.ts";
 import { taskTools } from "./tools/tasks.ts";
 
-/** Builds the demo; `tasks` options reach the tasks plugin (e.g. an inspector). */
-export function createDemo(tasks: McpTasksOptions = {}) {
+/**
+ * Builds the demo; `tasks` options reach the tasks plugin (e.g. an inspector, a shared store), `requestState`
+ * the MRTR signer (instances behind one balancer share its secret).
+ */
+export function createDemo(tasks: McpTasksOptions = {}, requestState?: RequestStateOptions) {
   const mcp = defineMcpHandler(
     {
       name: "h3-mcp-demo",
@@ -27,7 +30,7 @@ export function createDemo(tasks: McpTasksOptions = {}) {
       resourceTemplates,
     },
     // Polling every 200 ms keeps the suite's task scenarios quick.
-    { extensionPlugins: [mcpTasks({ pollIntervalMs: 200, ...tasks })] },
+    { extensionPlugins: [mcpTasks({ pollIntervalMs: 200, ...tasks })], ...(requestState ? { requestState } : {}) },
   );
   const app: H3 = new H3().all("/mcp", mcp);
   return { mcp, app };

@@ -1,12 +1,25 @@
 import { serve } from "h3";
-import { app } from "./app.ts";
+import { createDemo } from "./app.ts";
+import { demoEnvironment } from "./environment.ts";
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOST ?? "127.0.0.1";
+const environment = await demoEnvironment();
+const { app } = createDemo(environment.tasks, environment.requestState);
 const server = serve(app, { port, hostname, silent: true });
 await server.ready();
 const url = `http://${hostname}:${port}/mcp`;
-console.log(`h3-mcp demo listening on ${url}`);
+console.log(`h3-mcp demo listening on ${url}, ${environment.describe}`);
 console.log(`Try: curl -s ${url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\
   -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: tools/list' \\
   -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`);
+
+// Stopping cleanly releases the Redis connections; a second signal does not wait.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, async () => {
+    process.once(signal, () => process.exit(1));
+    await server.close(true);
+    await environment.close();
+    process.exit(0);
+  });
+}

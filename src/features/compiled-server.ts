@@ -138,23 +138,44 @@ export function compileServer(options: McpServerOptions): CompiledServer {
   };
 }
 
+export interface ServerResolver {
+  resolve(event: H3Event): CompiledServer;
+  /**
+   * Static options only: compiles the options `next` makes of the current ones, at once; requests that
+   * start afterwards see them. Throws (and nothing changes) when they do not compile.
+   */
+  recompile?(next: (current: McpServerOptions) => McpServerOptions): void;
+}
+
 /** Resolves the options for a request: compiled once when static, per request (with caching) when a function. */
-export function createServerResolver(
-  options: McpServerOptions | ((event: H3Event) => McpServerOptions),
-): (event: H3Event) => CompiledServer {
+export function createServerResolver(options: McpServerOptions | ((event: H3Event) => McpServerOptions)): ServerResolver {
   if (typeof options !== "function") {
-    const compiled = compileServer(options);
-    return () => compiled;
+    // The arrays are copied so that editing the app's own arrays later changes nothing: changes go through recompile.
+    let compiled = compileServer({
+      ...options,
+      tools: [...(options.tools ?? [])],
+      prompts: [...(options.prompts ?? [])],
+      resources: [...(options.resources ?? [])],
+      resourceTemplates: [...(options.resourceTemplates ?? [])],
+    });
+    return {
+      resolve: () => compiled,
+      recompile(next) {
+        compiled = compileServer(next(compiled.options));
+      },
+    };
   }
   const byOptions = new WeakMap<McpServerOptions, CompiledServer>();
-  return (event) => {
-    const resolved = options(event);
-    let compiled = byOptions.get(resolved);
-    if (!compiled) {
-      compiled = compileServer(resolved);
-      byOptions.set(resolved, compiled);
-    }
-    return compiled;
+  return {
+    resolve(event) {
+      const resolved = options(event);
+      let compiled = byOptions.get(resolved);
+      if (!compiled) {
+        compiled = compileServer(resolved);
+        byOptions.set(resolved, compiled);
+      }
+      return compiled;
+    },
   };
 }
 

@@ -7,10 +7,12 @@
 //   request-context.ts                  McpContext, the per-request context contract, and getMcpContext
 //   extension-plugin.ts                 the McpExtensionPlugin contract
 //   change-hub.ts                       list-changed and resource-updated announcements, fanned out to streams
+//   list-changes.ts                     adding, replacing, removing tools/prompts/resources after mount
 //   task-api.ts                         mcpTask, canCreateTask: they find the tasks plugin on the request
 // Imports: protocol/ and utils/ only, never transport/ or tasks/.
 // This file is the layer's public face, re-exported by src/index.ts; code inside src/ imports the files themselves.
 export type { McpServerOptions } from "./compiled-server.ts";
+export type { McpListItems, McpListKeys } from "./list-changes.ts";
 export type { RequestStateOptions } from "./mrtr/request-state.ts";
 
 // Tools

@@ -90,12 +90,20 @@ export function compileTool(def: ToolDefinition<any>): CompiledTool {
   return compiled;
 }
 
-/** Compiles a tool list once; names must be unique. Order is kept: it is the listing order. */
+// A definition is compiled once however many tool lists hold it (lists changed after mount, options per request).
+const compiledByDef = new WeakMap<ToolDefinition<any>, CompiledTool>();
+
+/** Compiles a tool list; names must be unique. Order is kept: it is the listing order. */
 export function compileTools(defs: readonly ToolDefinition<any>[]): Map<string, CompiledTool> {
   const table = new Map<string, CompiledTool>();
   for (const def of defs) {
     if (table.has(def.name)) throw new TypeError(`Duplicate tool name "${def.name}"`);
-    table.set(def.name, compileTool(def));
+    let compiled = compiledByDef.get(def);
+    if (!compiled) {
+      compiled = compileTool(def);
+      compiledByDef.set(def, compiled);
+    }
+    table.set(def.name, compiled);
   }
   return table;
 }

@@ -50,39 +50,12 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
       const begin = (created: boolean): CreateTaskResult => {
         if (!created) throw taskStoreFull(options.max);
         ctx["~becameTask"]();
-        const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
-        let lastStatus: TaskStateValue = "working";
-        let ended: TaskStateValue | undefined;
-        let signal: AbortSignal | undefined;
-        const signalOf = () => (signal ??= newSignal(entry, ended));
-        entry.observer = (snap) => {
-          const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
-          for (const waiter of waiters) waiter(snapshot);
-          const changed = snapshot.value !== lastStatus;
-          lastStatus = snapshot.value;
-          if (changed && entry.listeners) {
-            for (const listener of entry.listeners) {
-              try {
-                listener(snapshot);
-              } catch {
-                // A listener's failure is its own stream's problem, never the task's.
-              }
-            }
-          }
-          if (isTerminalStatus(snapshot.value)) {
-            const abort = entry.abort;
-            const final = entry.actor;
-            ended = snapshot.value;
-            store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
-            final?.stop();
-            const reason = abortReason(snapshot.value);
-            if (reason) abort?.abort(reason);
-          }
-        };
-        actor.subscribe(entry.observer);
+        const live = observeTask(entry, store);
+        entry.observer = live.observer;
+        actor.subscribe(live.observer);
         actor.start();
         const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
-        startRun(entry, store, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, waiters, signalOf, now);
+        startRun(entry, store, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, live.waiters, live.signal, now);
         return handle;
       };
       // A shared store holds the task before the handle exists, so another instance finds it at once.
@@ -100,6 +73,43 @@ export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
 }
 
 // --- Internal ---
+
+/**
+ * What a running task keeps besides its actor: the observer of its snapshots, its input waiters
+ * and its signal. Made here, apart from `create`, so that nothing it holds on to reaches the
+ * request the task was created in (its context, headers, arguments).
+ */
+function observeTask(entry: TaskEntry, store: TaskStore) {
+  const waiters = new Set<(snapshot: TaskSnapshotLike) => void>();
+  let lastStatus: TaskStateValue = "working";
+  let ended: TaskStateValue | undefined;
+  let signal: AbortSignal | undefined;
+  const observer = (snap: { value: unknown; context: unknown }) => {
+    const snapshot = { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
+    for (const waiter of waiters) waiter(snapshot);
+    const changed = snapshot.value !== lastStatus;
+    lastStatus = snapshot.value;
+    if (changed && entry.listeners) {
+      for (const listener of entry.listeners) {
+        try {
+          listener(snapshot);
+        } catch {
+          // A listener's failure is its own stream's problem, never the task's.
+        }
+      }
+    }
+    if (isTerminalStatus(snapshot.value)) {
+      const abort = entry.abort;
+      const final = entry.actor;
+      ended = snapshot.value;
+      store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot));
+      final?.stop();
+      const reason = abortReason(snapshot.value);
+      if (reason) abort?.abort(reason);
+    }
+  };
+  return { observer, waiters, signal: () => (signal ??= newSignal(entry, ended)) };
+}
 
 /** Why a task's signal aborts; a completed task's signal never does. */
 function abortReason(status: TaskStateValue): DOMException | undefined {
@@ -136,6 +146,9 @@ function startRun(
   now: () => number,
 ): void {
   const send = (event: TaskEvent) => store.dispatch(entry, event);
+  // A round being opened: with a shared store the chart shows it only after a round trip, and a second
+  // call meanwhile must be refused, not mistake the first round for its own.
+  let asking = false;
   const context: McpTaskContext = {
     taskId: entry.id,
     get signal() {
@@ -150,7 +163,7 @@ function startRun(
         if (!entry.actor) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
         // One round at a time: the chart only opens a round from `working`, and an answer must never
         // be handed to a call whose question the client was not shown.
-        if (entry.actor.getSnapshot().value !== "working") {
+        if (asking || entry.actor.getSnapshot().value !== "working") {
           return reject(new McpUsageError("INPUT_PENDING", "An input round is already open; await it before asking again"));
         }
         try {
@@ -169,14 +182,17 @@ function startRun(
         // The round counts as open once the chart shows it; with a shared store that may come after
         // `send` returns, and the answers may even arrive before `send` settles.
         let opened = false;
+        asking = true;
         const waiter = (snapshot: TaskSnapshotLike) => {
           if (snapshot.value === "input_required") opened = true;
           else if (snapshot.value === "working" && opened) {
             waiters.delete(waiter);
+            asking = false;
             const answers = snapshot.context.answers;
             resolve(Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]])) as never);
           } else if (isTerminalStatus(snapshot.value)) {
             waiters.delete(waiter);
+            asking = false;
             reject(new McpUsageError("TASK_ENDED", `The task ended (${snapshot.value}) while waiting for input`));
           }
         };
@@ -184,6 +200,7 @@ function startRun(
         const notOpened = () => {
           if (opened || !waiters.has(waiter)) return;
           waiters.delete(waiter);
+          asking = false;
           reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
         };
         const sent = send({ type: "input.request", requests: wire, at: now() });

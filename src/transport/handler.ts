@@ -9,7 +9,8 @@ import { staticExtensions, type Mount } from "./mount.ts";
 import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
 import { createRequestStateSigner, type RequestStateOptions } from "../features/mrtr/request-state.ts";
 import { createOriginCheck, type OriginPolicy } from "./security.ts";
-import { createServerResolver, type McpServerOptions } from "../features/compiled-server.ts";
+import { createServerResolver, type McpServerOptions, type ServerResolver } from "../features/compiled-server.ts";
+import { applyListChange, type ListOperation, type McpListItems, type McpListKeys } from "../features/list-changes.ts";
 import { createSessionStore, type SessionOptions } from "./sessions.ts";
 import { LEGACY_VERSIONS, META, MODERN_VERSION } from "../protocol/types.ts";
 import type { JsonObject } from "../protocol/types.ts";
@@ -37,6 +38,16 @@ export type McpHandler = EventHandlerWithFetch & {
   notifyResourceUpdated(uri: string): void;
   /** Ends every open listen stream (the final result first) and legacy GET stream, e.g. before shutdown. */
   closeStreams(): void;
+  /**
+   * Serves more tools, prompts, resources or resource templates from now on: the tables are compiled at
+   * once and `list_changed` is announced for each list that changed. Refuses (a TypeError, nothing
+   * changes) a name or URI already served. Editing the arrays given at mount does nothing: use these.
+   */
+  add(items: McpListItems): void;
+  /** Serves new definitions in place of those with the same name (URI, `uriTemplate`); each must be served. */
+  replace(items: McpListItems): void;
+  /** Stops serving the named tools and prompts, resources by URI and templates by `uriTemplate`. */
+  remove(keys: McpListKeys): void;
   /** @internal */
   "~mount": Mount;
 };
@@ -72,8 +83,9 @@ export function defineMcpHandler(
     }
   }
   const legacy = config.legacy ?? true;
+  const resolver = createServerResolver(options);
   const mount: Mount = {
-    resolve: createServerResolver(options),
+    resolve: resolver.resolve,
     dynamic: typeof options === "function",
     plugins,
     advertised: plugins.filter((p) => p.enabled !== false),
@@ -135,6 +147,9 @@ export function defineMcpHandler(
 
   handler.notifyListChanged = (list) => mount.hub.publish({ kind: "list_changed", list });
   handler.notifyResourceUpdated = (uri) => mount.hub.publish({ kind: "resource_updated", uri });
+  handler.add = listChange(resolver, mount, "add");
+  handler.replace = listChange(resolver, mount, "replace");
+  handler.remove = listChange(resolver, mount, "remove");
   handler.closeStreams = () => {
     for (const stream of [...mount.streams]) stream.end();
     mount.sessions.closeStreams();
@@ -144,6 +159,23 @@ export function defineMcpHandler(
 }
 
 // --- Internal ---
+
+function listChange(resolver: ServerResolver, mount: Mount, operation: ListOperation): (change: McpListItems | McpListKeys) => void {
+  return (change) => {
+    if (!resolver.recompile) {
+      throw new TypeError(
+        `${operation}() needs options given as an object: these are a function of the event, so return the new lists from it (each new options object or tools array is compiled once) and call notifyListChanged()`,
+      );
+    }
+    let changed: ListKind[] = [];
+    resolver.recompile((current) => {
+      const result = applyListChange(current, operation, change);
+      changed = result.changed;
+      return result.options;
+    });
+    for (const list of changed) mount.hub.publish({ kind: "list_changed", list });
+  };
+}
 
 /** A client's response to a server-to-client request (legacy sessions only). */
 function acceptResponse(event: H3Event, mount: Mount, response: JsonObject): WireResponse {

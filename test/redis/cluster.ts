@@ -1,10 +1,11 @@
 // Several server instances in one process sharing one Redis: each `redisTaskStore()` call is one
 // instance (its own worker id, lease and subscriber), each with its own app, tools and gates.
 import { randomUUID } from "node:crypto";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { redisTaskStore, type RedisTaskStore, type RedisTaskStoreOptions } from "../../src/tasks/redis/index.ts";
 import type { McpTasksOptions } from "../../src/tasks/index.ts";
 import { tasksApp } from "../fixtures/tasks-app.ts";
-import type { RedisServer } from "../helpers/redis-server.ts";
+import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { call, TASKS, type CallOptions } from "../helpers/wire.ts";
 
 export const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
@@ -25,6 +26,32 @@ export function cluster(
     instances.push({ ...tasksApp({ ...options, store }), store });
   }
   return { instances, prefix, close: () => Promise.all(instances.map((i) => i.store.close())) };
+}
+
+/**
+ * One throwaway redis-server for the test file, and `start(n, …)` for clusters on it, each closed
+ * after its test.
+ */
+export function useRedisClusters() {
+  let redis: RedisServer | undefined;
+  const open: { close(): Promise<unknown> }[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((c) => c.close()));
+  });
+  afterAll(() => redis?.stop());
+  return {
+    get redis(): RedisServer {
+      return redis!;
+    },
+    start(...args: Parameters<typeof cluster> extends [any, ...infer R] ? R : never) {
+      const c = cluster(redis!, ...args);
+      open.push(c);
+      return c;
+    },
+  };
 }
 
 /** tools/call, tasks/get, tasks/update and tasks/cancel of a tasks client, against one instance. */

@@ -1,26 +1,12 @@
 // The task semantics of the in-memory store, held across instances that share one Redis.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { expectError, expectShape, S, ownFields } from "../helpers/schemas.ts";
-import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
+import { describe, expect, it } from "vitest";
+import { expectError, expectShape, ownFields, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { modernRequest } from "../helpers/wire.ts";
-import { caps, client, cluster, until } from "./cluster.ts";
+import { caps, client, until, useRedisClusters } from "./cluster.ts";
 
-let redis: RedisServer;
-let open: { close(): Promise<unknown> }[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-});
-afterAll(() => redis?.stop());
-
-function start(...args: Parameters<typeof cluster> extends [any, ...infer R] ? R : never) {
-  const c = cluster(redis, ...args);
-  open.push(c);
-  return c;
-}
+const clusters = useRedisClusters();
+const start = clusters.start;
 
 const accept = { action: "accept", content: { confirm: true } };
 
@@ -32,7 +18,7 @@ describe("any instance answers for every task", () => {
     const r = await client(b).get(handle.taskId);
     expectShape(S.getTask, r.body.result);
     expect(r.body.result).toEqual({ ...handle, resultType: "complete" });
-    expect(Number(await redis.cli("EXISTS", `${a.store.keyPrefix}task:${handle.taskId}`))).toBe(1);
+    expect(Number(await clusters.redis.cli("EXISTS", `${a.store.keyPrefix}task:${handle.taskId}`))).toBe(1);
   });
 
   it("answers tasks/get, tasks/update and tasks/cancel for a task running on another instance", async () => {
@@ -77,8 +63,8 @@ describe("any instance answers for every task", () => {
     await until(async () => (await client(b, alice).get(taskId)).status === 400, 3000, "the expiry");
     answers.push(JSON.stringify((await client(b, alice).get(taskId)).body.error));
     expect(new Set(answers)).toEqual(new Set([JSON.stringify({ code: -32602, message: "Unknown task" })]));
-    // Redis purged it by itself, and the worker aborted the work.
-    expect(Number(await redis.cli("EXISTS", `${a.store.keyPrefix}task:${taskId}`))).toBe(0);
+    // Redis purges it by itself (about when the servers' clocks say it expired), and the worker aborted the work.
+    await until(async () => Number(await clusters.redis.cli("EXISTS", `${a.store.keyPrefix}task:${taskId}`)) === 0, 1000, "Redis's purge");
     await until(() => a.seen.signalAborted.includes(taskId), 3000, "the worker's own expiry");
   });
 });
@@ -133,6 +119,21 @@ describe("notifications/tasks on every instance", () => {
     expect(resultType).toBe("complete");
     expect(frames.at(-1)).toEqual({ ...final, _meta: { "io.modelcontextprotocol/subscriptionId": "s1" } });
     expect(await sse.quiet(100)).toBe(true);
+    expect(c.store.stats.listeners).toBe(0);
+    await sse.close();
+  });
+
+  it("sends a running task's expiry to listen streams on other instances when it happens", async () => {
+    const { instances: [a, , c] } = start(3, { ttlMs: 500 });
+    const { taskId } = await client(a).create("controlled");
+    const sse = sseReader(await c.app.fetch(modernRequest("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { caps, id: "e" })));
+    await sse.next();
+    expect((await sse.next()).params.status).toBe("working");
+    const frame = await sse.next(2000);
+    expectShape(S.taskNotification, frame);
+    expect(frame.params).toMatchObject({ taskId, status: "failed", error: { code: -32603, message: "Task expired before it finished" } });
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(frame.params.createdAt) + 500);
+    await until(() => a.seen.signalAborted.includes(taskId), 2000, "the worker's own expiry");
     expect(c.store.stats.listeners).toBe(0);
     await sse.close();
   });

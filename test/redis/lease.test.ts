@@ -1,30 +1,16 @@
 // A dead worker is noticed, a live one never is, and a worker that lost its lease stops its work.
 // A lost change message is caught up with.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { nextSnapshot } from "../../src/tasks/redis/chart.ts";
 import { APPLY } from "../../src/tasks/redis/scripts.ts";
 import { toGetTaskResultJson } from "../../src/protocol/wire.ts";
 import { expectShape, S } from "../helpers/schemas.ts";
-import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { modernRequest } from "../helpers/wire.ts";
-import { caps, client, cluster, sleep, until } from "./cluster.ts";
+import { caps, client, sleep, until, useRedisClusters } from "./cluster.ts";
 
-let redis: RedisServer;
-const open: { close(): Promise<unknown> }[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-});
-afterAll(() => redis?.stop());
-
-function start(...args: Parameters<typeof cluster> extends [any, ...infer R] ? R : never) {
-  const c = cluster(redis, ...args);
-  open.push(c);
-  return c;
-}
+const clusters = useRedisClusters();
+const start = clusters.start;
 const LOST = { code: -32603, message: "The server instance running this task was lost" };
 const listen = async (app: any, taskIds: string[], id: string) => {
   const sse = sseReader(await app.fetch(modernRequest("subscriptions/listen", { notifications: { taskIds } }, { caps, id })));
@@ -47,7 +33,7 @@ describe("the lease", () => {
     await until(() => !a.store.stats.timer, 1000, "the lease timer stopping");
     expect(a.store.stats.localTasks).toBe(0);
     // Its lease lapses by itself once it runs nothing.
-    await until(async () => Number(await redis.cli("EXISTS", a.store.leaseKey)) === 0, 1000, "the idle lease lapsing");
+    await until(async () => Number(await clusters.redis.cli("EXISTS", a.store.leaseKey)) === 0, 1000, "the idle lease lapsing");
   });
 
   it("fails a dead worker's tasks within about two leases, on every instance and on listen streams", async () => {
@@ -74,7 +60,7 @@ describe("the lease", () => {
   it("makes a worker whose lease was taken end its own tasks' signals", async () => {
     const { instances: [a, b] } = start(2, {}, { leaseMs: 300 });
     const { taskId } = await client(a).create("controlled");
-    await redis.cli("DEL", a.store.leaseKey);
+    await clusters.redis.cli("DEL", a.store.leaseKey);
     await until(() => a.seen.signalAborted.includes(taskId), 1000, "the worker aborting its work");
     expect((await client(b).get(taskId)).body.result).toMatchObject({ status: "failed", error: LOST });
     // Whatever the work says later changes nothing.
@@ -92,9 +78,9 @@ describe("a lost change message", () => {
     expect((await sse.next()).params.status).toBe("working");
     // Cancel the task as the store would, but publish the change where nobody listens.
     const key = `${a.store.keyPrefix}task:${taskId}`;
-    const [version, snapshot] = (await redis.cli("HMGET", key, "v", "s")).split("\n");
+    const [version, snapshot] = (await clusters.redis.cli("HMGET", key, "v", "s")).split("\n");
     const step = nextSnapshot(JSON.parse(snapshot!), { type: "task.cancel", at: Date.now() })!;
-    const written = await redis.cli("EVAL", APPLY.source, "1", key, version!, "", toGetTaskResultJson(step.snapshot), "nobody-listens", "{}");
+    const written = await clusters.redis.cli("EVAL", APPLY.source, "1", key, version!, "", toGetTaskResultJson(step.snapshot), "nobody-listens", "{}");
     expect(written).toBe("1");
     await until(() => a.seen.signalAborted.includes(taskId), 1000, "the worker catching up");
     const frame = await sse.next(1000);

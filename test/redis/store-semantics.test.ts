@@ -1,31 +1,17 @@
 // The rest of the shared store's promises, each across instances: the cap, what Redis holds, the chart
 // version, owners by value, the hub, one round trip for a finished task, the actor on the worker.
 import type { InspectionEvent } from "xstate";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { tasksApp } from "../fixtures/tasks-app.ts";
-import { expectError, expectShape, S, ownFields } from "../helpers/schemas.ts";
-import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
+import { expectError, expectShape, ownFields, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { call, modernRequest } from "../helpers/wire.ts";
-import { caps, client, cluster, until } from "./cluster.ts";
+import { caps, client, until, useRedisClusters } from "./cluster.ts";
 
-let redis: RedisServer;
-const open: { close(): Promise<unknown> }[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-});
-afterAll(() => redis?.stop());
-
-function start(...args: Parameters<typeof cluster> extends [any, ...infer R] ? R : never) {
-  const c = cluster(redis, ...args);
-  open.push(c);
-  return c;
-}
+const clusters = useRedisClusters();
+const start = clusters.start;
 const hgetall = async (key: string) => {
-  const lines = (await redis.cli("HGETALL", key)).split("\n").filter((l, i, all) => i < all.length - (all.length % 2));
+  const lines = (await clusters.redis.cli("HGETALL", key)).split("\n").filter((l, i, all) => i < all.length - (all.length % 2));
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < lines.length; i += 2) out[lines[i]!] = lines[i + 1]!;
   return out;
@@ -66,7 +52,7 @@ describe("what Redis holds", () => {
     const done = await hgetall(key);
     expect(Object.keys(done).sort()).toEqual(["f", "o", "v"]);
     expect(JSON.parse(done.f!)).toEqual(ownFields((await client(a).get(taskId)).body.result));
-    const pttl = Number(await redis.cli("PTTL", key));
+    const pttl = Number(await clusters.redis.cli("PTTL", key));
     expect(pttl).toBeGreaterThan(50_000);
     expect(pttl).toBeLessThanOrEqual(60_000);
   });
@@ -77,7 +63,7 @@ describe("what Redis holds", () => {
     await until(async () => (await client(b).get(taskId)).body.result.status === "completed");
     const stats = async () => {
       const out: Record<string, number> = {};
-      for (const m of (await redis.cli("INFO", "commandstats")).matchAll(/cmdstat_(\w+):calls=(\d+)/g)) out[m[1]!] = Number(m[2]);
+      for (const m of (await clusters.redis.cli("INFO", "commandstats")).matchAll(/cmdstat_(\w+):calls=(\d+)/g)) out[m[1]!] = Number(m[2]);
       return out;
     };
     const before = await stats();
@@ -93,7 +79,7 @@ describe("what Redis holds", () => {
     const { instances: [a, b] } = start(2);
     const odd = await client(a).create("controlled");
     const fine = await client(a).create("controlled");
-    await redis.cli("HSET", `${a.store.keyPrefix}task:${odd.taskId}`, "cv", "another-chart");
+    await clusters.redis.cli("HSET", `${a.store.keyPrefix}task:${odd.taskId}`, "cv", "another-chart");
     for (const op of ["get", "cancel"] as const) {
       const r = await client(b)[op](odd.taskId);
       expect(expectError(r.body, -32603).message).toBe(
@@ -116,10 +102,10 @@ describe("bind", () => {
     const { taskId } = await client(a, alice).create("controlled");
     expect((await client(b, alice).get(taskId)).body.result.status).toBe("working");
     expectError((await client(b, { headers: { "x-user": "mallory" } }).get(taskId)).body, -32602);
-    const keys = (await redis.cli("KEYS", `{${prefix}}:*`)).split("\n").filter(Boolean);
+    const keys = (await clusters.redis.cli("KEYS", `{${prefix}}:*`)).split("\n").filter(Boolean);
     for (const key of keys) {
-      const type = await redis.cli("TYPE", key);
-      const dump = type === "hash" ? await redis.cli("HGETALL", key) : type === "zset" ? await redis.cli("ZRANGE", key, "0", "-1") : await redis.cli("GET", key);
+      const type = await clusters.redis.cli("TYPE", key);
+      const dump = type === "hash" ? await clusters.redis.cli("HGETALL", key) : type === "zset" ? await clusters.redis.cli("ZRANGE", key, "0", "-1") : await clusters.redis.cli("GET", key);
       expect(dump).not.toContain("alice-principal");
     }
   });
@@ -168,7 +154,7 @@ describe("listen streams on every instance", () => {
     const { instances: [a, b, c] } = start(3);
     const sse = sseReader(await b.app.fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { caps, id: 3 })));
     expect((await sse.next()).params.notifications).toEqual({ toolsListChanged: true });
-    await until(async () => Number((await redis.cli("PUBSUB", "NUMSUB", `${a.store.keyPrefix}hub`)).split("\n")[1]) === 3);
+    await until(async () => Number((await clusters.redis.cli("PUBSUB", "NUMSUB", `${a.store.keyPrefix}hub`)).split("\n")[1]) === 3);
     a.handler.notifyListChanged("tools");
     const frame = await sse.next(2000);
     expect(frame).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": 3 } } });

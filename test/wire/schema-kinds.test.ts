@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import * as zm from "zod/mini";
-import { defineMcpHandler, definePrompt, defineTool, type ToolDefinition } from "../../src/index.ts";
+import { defineMcpHandler, definePrompt, defineTool, mcpElicit, mcpValidateElicitation, type ToolDefinition } from "../../src/index.ts";
 import { expectError, expectResult, expectShape, S } from "../helpers/schemas.ts";
 import { appFor, call } from "../helpers/wire.ts";
 import * as core from "@modelcontextprotocol/core";
@@ -142,6 +142,24 @@ describe("outputSchema of another kind", () => {
     expect(listed.outputSchema).toMatchObject({ type: "object", properties: { n: { type: "number" } } });
     expect((await call(a, "tools/call", { name: "out", arguments: { good: true } })).body.result.structuredContent).toEqual({ n: 1 });
     expectError((await call(a, "tools/call", { name: "out", arguments: { good: false } })).body, -32603);
+  });
+});
+
+describe("an elicitation's requestedSchema of another kind", () => {
+  it.each([
+    ["ArkType", type({ age: "number.integer >= 0" })],
+    ["valibot", toStandardJsonSchema(v.object({ age: v.pipe(v.number(), v.integer(), v.minValue(0)) }))],
+  ])("is sent as flat JSON Schema and checks the answer with %s", (_kind, schema) => {
+    const ask = mcpElicit({ message: "Age?", requestedSchema: schema });
+    expect(ask.params.requestedSchema).toMatchObject({ type: "object", properties: { age: { type: "integer", minimum: 0 } }, required: ["age"] });
+    expect((ask.params.requestedSchema as Record<string, unknown>).$schema).toBeUndefined();
+    expect(mcpValidateElicitation(ask, { action: "accept", content: { age: 3 } })).toEqual({ age: 3 });
+    expect(() => mcpValidateElicitation(ask, { action: "accept", content: { age: -1 } })).toThrow();
+  });
+
+  it("refuses a schema that cannot write JSON Schema, saying what to pass", () => {
+    // @ts-expect-error zod/mini leaves JSON Schema out
+    expect(() => mcpElicit({ message: "Age?", requestedSchema: zm.object({ age: zm.number() }) })).toThrow(/^mcpElicit: requestedSchema is a zod\/mini schema/);
   });
 });
 

@@ -75,3 +75,10 @@ export function snapshotFromFinalJson(json: string): TaskSnapshotLike {
 export function statusOfFinalJson(json: string): TaskStateValue {
   return (/"status":"([a-z_]+)"/.exec(json)?.[1] ?? "failed") as TaskStateValue;
 }
+
+/** When a finished task's JSON says it expires (`createdAt + ttlMs`), or Infinity for an unlimited one. */
+export function expiryOfFinalJson(json: string): number {
+  const ttl = /"ttlMs":(\d+)/.exec(json);
+  const created = /"createdAt":"([^"]+)"/.exec(json);
+  return ttl && created ? Date.parse(created[1]!) + Number(ttl[1]) : Infinity;
+}

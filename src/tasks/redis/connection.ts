@@ -14,6 +14,8 @@ export interface RedisClientLike {
   subscribe(channels: string | string[], listener: (message: string, channel: string) => void): Promise<unknown>;
   unsubscribe(channels?: string | string[]): Promise<unknown>;
   on(event: string, listener: (...args: any[]) => void): unknown;
+  ref?(): void;
+  unref?(): void;
   off?(event: string, listener: (...args: any[]) => void): unknown;
   close?(): Promise<unknown>;
   quit?(): Promise<unknown>;
@@ -35,6 +37,8 @@ export interface Connection {
   run<T = unknown>(script: Script, keys: string[], args: (string | number)[]): Promise<T>;
   /** Subscribes to `channels` on the subscriber connection; `onReady` runs after each (re)connect. */
   listen(channels: string[], onMessage: (message: string, channel: string) => void, onReady: () => void): Promise<void>;
+  /** Whether the store has work here (tasks or listeners): only then, or during a command, do its connections hold the process open. */
+  setActive(active: boolean): void;
   close(): Promise<void>;
 }
 
@@ -54,13 +58,27 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
   const ignore = () => {};
   client.on("error", ignore);
   let closed = false;
+  // An idle process must exit by itself: the connections the store opened count only while it has
+  // work here or a command is under way. An app's own client is left as the app set it.
+  let active = false;
+  let inFlight = 0;
+  let holding = true;
+  const hold = () => {
+    const want = active || inFlight > 0;
+    if (want === holding) return;
+    holding = want;
+    for (const c of owned) want ? c.ref?.() : c.unref?.();
+  };
+  hold();
   let connecting: Promise<unknown> | undefined = client.isOpen ? undefined : client.connect().catch(ignore);
 
   const bounded = async <T>(work: () => Promise<T>): Promise<T> => {
     if (closed) throw storeUnavailable("the store was closed");
-    if (connecting && !client.isReady) await withTimeout(connecting, timeoutMs);
-    connecting = undefined;
+    inFlight++;
+    hold();
     try {
+      if (connecting && !client.isReady) await withTimeout(connecting, timeoutMs);
+      connecting = undefined;
       return await withTimeout(work(), timeoutMs);
     } catch (error) {
       if (McpJsonRpcError.isError(error)) throw error;
@@ -68,6 +86,9 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
       // A script or data error is not an outage: it stays an internal error, said as such.
       if (/^(ERR|WRONGTYPE)/.test(message)) throw new McpJsonRpcError(ErrorCode.InternalError, `Task store error: ${message}`);
       throw storeUnavailable(message);
+    } finally {
+      inFlight--;
+      hold();
     }
   };
   const send = <T>(args: string[]) => client.sendCommand(args, { timeout: timeoutMs }) as Promise<T>;
@@ -91,9 +112,14 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
       owned.push(sub);
       sub.on("error", ignore);
       sub.on("ready", onReady);
+      if (!holding) sub.unref?.();
       sub.connect().catch(ignore);
       // node-redis subscribes again by itself after every reconnect.
       await withTimeout(Promise.resolve(sub.subscribe(channels, onMessage)), timeoutMs).catch(ignore);
+    },
+    setActive(next) {
+      active = next;
+      hold();
     },
     async close() {
       if (closed) return;

@@ -15,6 +15,8 @@ interface LocalTask {
   expiry?: ReturnType<typeof setTimeout>;
   /** The task's own changes, written one after the other. */
   queue: Promise<unknown>;
+  /** Waiting for the actor to reach a version. */
+  readonly catchUp: Set<() => void>;
 }
 
 // setTimeout's longest delay; a longer ttl waits in steps.
@@ -32,6 +34,7 @@ export function createLocalTasks(options: {
       task.applied++;
       task.entry.actor?.send(event);
     }
+    for (const done of task.catchUp) done();
   };
   const armExpiry = (task: LocalTask) => {
     const { entry } = task;
@@ -49,7 +52,7 @@ export function createLocalTasks(options: {
 
   return {
     add(entry: TaskEntry) {
-      const task: LocalTask = { entry, applied: 1, pending: new Map(), queue: Promise.resolve() };
+      const task: LocalTask = { entry, applied: 1, pending: new Map(), queue: Promise.resolve(), catchUp: new Set() };
       tasks.set(entry.id, task);
       armExpiry(task);
     },
@@ -59,6 +62,7 @@ export function createLocalTasks(options: {
       tasks.delete(id);
       if (task.expiry) clearTimeout(task.expiry);
       task.pending.clear();
+      for (const done of task.catchUp) done();
     },
     has: (id: string) => tasks.has(id),
     /** Change `version` of task `id` was `event`: applied once every earlier one is. */
@@ -68,12 +72,32 @@ export function createLocalTasks(options: {
       task.pending.set(version, event);
       drain(task);
     },
-    /** True when the actor is behind `version` and the changes in between are not at hand. */
+    /** True when the actor has not reached `version` yet. */
     behind(id: string, version: number): boolean {
       const task = tasks.get(id);
       return !!task && task.applied < version;
     },
-    applied: (id: string) => tasks.get(id)?.applied,
+    /**
+     * Resolves once the actor has reached `version` (the message of a change made elsewhere is usually
+     * a moment behind its write), or after `ms`; true when it got there.
+     */
+    reach(id: string, version: number, ms: number): Promise<boolean> {
+      const task = tasks.get(id);
+      if (!task || task.applied >= version) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const done = () => {
+          if (task.applied < version && tasks.has(id)) return;
+          clearTimeout(timer);
+          task.catchUp.delete(done);
+          resolve(task.applied >= version);
+        };
+        const timer = setTimeout(() => {
+          task.catchUp.delete(done);
+          resolve(task.applied >= version);
+        }, ms);
+        task.catchUp.add(done);
+      });
+    },
     /** Restarts the actor from the stored snapshot at `version`; the runtime's observer sees its state at once. */
     resync(id: string, snapshot: TaskSnapshotLike, version: number) {
       const task = tasks.get(id);

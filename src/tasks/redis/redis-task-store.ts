@@ -88,6 +88,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
   let closed = false;
   const wake = () => {
     if (timer || closed) return;
+    conn.setActive(true);
     timer = setInterval(() => void tick(), Math.max(30, Math.floor(leaseMs / 3)));
     // An idle process must still exit: the timer never holds it open, and runs only while needed.
     timer.unref?.();
@@ -150,6 +151,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
       if (!local.size && !listeners.taskCount && timer) {
         clearInterval(timer);
         timer = undefined;
+        conn.setActive(false);
       }
     }
   };

@@ -13,6 +13,8 @@ function script(source: string): Script {
 
 /**
  * Adds a task unless the store holds `max` already (expired ids are dropped from the count first),
+ * expiring its key `expiresAt - now` from now (relative, so a server whose clock differs from Redis's
+ * still gets the task's lifetime),
  * and takes or extends the worker's lease in the same step, so the task is never without one.
  * KEYS: task, tasks, lease. ARGV: now, expiresAt ("" for none), max, owner, chart version, snapshot,
  * worker, id, leaseMs. Returns 1 when added, 0 when full, -1 when the id is taken.
@@ -23,7 +25,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('ZADD', KEYS[2], ARGV[2] == '' and '+inf' or ARGV[2], ARGV[8])
 redis.call('HSET', KEYS[1], 'v', 1, 'cv', ARGV[5], 's', ARGV[6], 'o', ARGV[4], 'w', ARGV[7])
-if ARGV[2] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
+if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[1], string.format('%d', math.max(1, tonumber(ARGV[2]) - tonumber(ARGV[1])))) end
 redis.call('SET', KEYS[3], '1', 'PX', ARGV[9])
 return 1
 `);

@@ -6,7 +6,7 @@ import type { TaskEvent } from "../../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
 import { toGetTaskResultJson, type TaskSnapshotLike } from "../../protocol/wire.ts";
 import { FinishedTask, type StoredTask, type TaskEntry, type TaskStore } from "../store.ts";
-import { decodeSnapshot, encodeSnapshot, CHART_VERSION, nextSnapshot, snapshotFromFinalJson, statusOfFinalJson } from "./chart.ts";
+import { CHART_VERSION, decodeSnapshot, encodeSnapshot, expiryOfFinalJson, nextSnapshot, snapshotFromFinalJson, statusOfFinalJson } from "./chart.ts";
 import type { Connection } from "./connection.ts";
 import type { StoreKeys } from "./keys.ts";
 import type { Listeners } from "./listeners.ts";
@@ -59,6 +59,9 @@ export function lostEvent(at: number): TaskEvent {
   };
 }
 
+// How long a change waits for the actor here to hear of the one before it.
+const CATCH_UP_MS = 100;
+
 // Enough for heavy contention on one task; past it the change is refused rather than retried forever.
 const MAX_ATTEMPTS = 32;
 
@@ -83,8 +86,11 @@ export function createSharedStore(parts: SharedStoreParts) {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const task = attempt === 0 && known ? known : await read(id);
       if (!task?.snapshot) return task;
-      // The actor here may lag behind a change whose message is still on its way: the stored state wins.
-      if (local.behind(id, task.version)) local.resync(id, task.snapshot, task.version);
+      // The actor here may lag behind a change whose message is still on its way: it gets a moment to
+      // arrive; past that (a lost message) the actor restarts from the stored state.
+      if (local.behind(id, task.version) && !(await local.reach(id, task.version, CATCH_UP_MS))) {
+        local.resync(id, task.snapshot, task.version);
+      }
       const event = eventOf(task.snapshot);
       const step = event && nextSnapshot(task.snapshot, event);
       if (!event || !step) return task;
@@ -108,13 +114,25 @@ export function createSharedStore(parts: SharedStoreParts) {
     throw new McpJsonRpcError(ErrorCode.InternalError, `Task ${id} changed too often to apply this change; try again`);
   };
 
-  /** The task if it exists and belongs to `owner`; a live one whose worker was lost is failed first. */
+  /**
+   * The task if it exists, is not expired and belongs to `owner`; a live one whose worker was lost is failed
+   * first. Expiry is judged by this server's clock, as in memory: Redis drops the key about then too, but a
+   * reader must not see a task past its time in between, and a live one's expiry reaches the chart (and so
+   * its listeners and its worker) as `task.expire`.
+   */
   const find = async (id: string, owner: unknown): Promise<ReadTask | undefined> => {
     const hash = ownerHash(owner, parts.secret);
     if (hash === undefined) return undefined;
     const task = await read(id);
     if (!task || task.owner !== hash) return undefined;
-    return task.snapshot && !task.alive ? apply(id, () => lostEvent(now()), task) : task;
+    const at = now();
+    if (task.final) return expiryOfFinalJson(task.final) <= at ? undefined : task;
+    const { ttlMs, createdAt } = task.snapshot!.context;
+    if (ttlMs !== null && createdAt + ttlMs <= at) {
+      await apply(id, () => ({ type: "task.expire", at }), task);
+      return undefined;
+    }
+    return task.alive ? task : apply(id, () => lostEvent(at), task);
   };
 
   const toStored = (id: string, owner: unknown, task: ReadTask): StoredTask => {

@@ -1,0 +1,69 @@
+// The demo server (examples/demo/server.ts) as a real child process on a free port, as `npm start` runs it.
+import { spawn } from "node:child_process";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface DemoProcess {
+  /** http://127.0.0.1:<port>/mcp */
+  readonly url: string;
+  readonly pid: number;
+  /** What it printed so far. */
+  output(): string;
+  /** Sends `signal` and resolves with how it exited. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export async function startDemo(env: Record<string, string>): Promise<DemoProcess> {
+  const port = await new Promise<number>((resolve, reject) => {
+    const srv = net.createServer().on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+  const child = spawn(process.execPath, ["--import", "tsx", "examples/demo/server.ts"], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (c) => (output += c));
+  child.stderr.on("data", (c) => (output += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  process.once("exit", () => child.kill("SIGKILL"));
+  const deadline = Date.now() + 20_000;
+  while (!output.includes("listening on")) {
+    if (child.exitCode !== null) throw new Error(`the demo exited (code ${child.exitCode}) before listening:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`the demo did not start within 20 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    pid: child.pid!,
+    output: () => output,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** An app-shaped handle on a server over real HTTP, so the wire helpers (`call`, `modernRequest`) reach it. */
+export function overHttp(url: string): { fetch(request: Request): Promise<Response> } {
+  return {
+    fetch: async (request) =>
+      fetch(url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.method === "GET" || request.method === "DELETE" ? undefined : await request.text(),
+        signal: request.signal,
+      }),
+  };
+}
