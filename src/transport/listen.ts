@@ -8,8 +8,6 @@ import type { JsonObject, RequestId } from "../protocol/types.ts";
 import { META } from "../protocol/types.ts";
 import { type ResultMeta, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
 
-const KEEPALIVE_MS = 15_000;
-
 /** Core list filters and whether this server advertises the list. */
 export interface ListenCore {
   toolsListChanged: boolean;
@@ -34,6 +32,7 @@ export function openListenStream(
   core: ListenCore,
   plugins: Iterable<McpExtensionPlugin>,
   open: Set<EndableStream>,
+  keepAliveMs: number,
   resultMeta?: ResultMeta,
 ): WireResponse | Promise<WireResponse> {
   const requested = params.notifications;
@@ -41,7 +40,7 @@ export function openListenStream(
     throw invalidParams("subscriptions/listen needs params.notifications");
   }
   const wanted = requested as JsonObject;
-  const stream = createStream(id, resultMeta);
+  const stream = createStream(id, keepAliveMs, resultMeta);
   open.add(stream);
   stream.onClose(() => open.delete(stream));
   const agreed: JsonObject = {};
@@ -96,7 +95,7 @@ export function openListenStream(
 
 // --- Internal ---
 
-function createStream(id: RequestId, resultMeta: ResultMeta | undefined) {
+function createStream(id: RequestId, keepAliveMs: number, resultMeta: ResultMeta | undefined) {
   const meta = { [META.subscriptionId]: id };
   const closers: (() => void)[] = [];
   const pending: Uint8Array[] = [];
@@ -157,7 +156,7 @@ function createStream(id: RequestId, resultMeta: ResultMeta | undefined) {
             } catch {
               close();
             }
-          }, KEEPALIVE_MS);
+          }, keepAliveMs);
           // Keep-alives must not hold a process open that has nothing else to do.
           timer.unref?.();
         },

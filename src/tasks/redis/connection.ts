@@ -124,7 +124,10 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
     async close() {
       if (closed) return;
       closed = true;
-      if (subscriber?.isReady) await subscriber.unsubscribe().catch(ignore);
+      // Closing is work too: the goodbyes must not be cut short by an idle process exiting.
+      active = true;
+      hold();
+      if (subscriber?.isReady) await withTimeout(subscriber.unsubscribe(), timeoutMs).catch(ignore);
       for (const c of owned.reverse()) {
         try {
           if (c.isOpen) await withTimeout(Promise.resolve(c.close ? c.close() : c.quit?.()), timeoutMs);
