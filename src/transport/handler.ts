@@ -28,6 +28,11 @@ export interface McpHandlerConfig extends OriginPolicy {
   legacy?: boolean | SessionOptions;
   /** Called with unexpected errors (the client only sees a generic internal error). */
   onError?: (error: unknown, event: H3Event) => void;
+  /**
+   * Milliseconds between the keep-alive comments on listen and legacy GET streams. Default 5000:
+   * well under Bun's default 10 s idle timeout, the strictest among the servers h3 runs on.
+   */
+  keepAliveMs?: number;
 }
 
 /** The h3 handler for an MCP route, with the app's announcement API. */
@@ -97,6 +102,7 @@ export function defineMcpHandler(
     signer: createRequestStateSigner(config.requestState),
     sessions: createSessionStore(typeof legacy === "object" ? legacy : {}),
     legacy: legacy !== false,
+    keepAliveMs: keepAliveInterval(config.keepAliveMs),
     onError: config.onError,
   };
   for (const plugin of plugins) plugin["~attachHub"]?.(mount.hub);
@@ -230,4 +236,13 @@ function isLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage): boolean {
 
 function isLegacyVersion(version: string): boolean {
   return (LEGACY_VERSIONS as readonly string[]).includes(version.trim());
+}
+
+const DEFAULT_KEEPALIVE_MS = 5_000;
+
+function keepAliveInterval(ms: number | undefined): number {
+  if (ms === undefined) return DEFAULT_KEEPALIVE_MS;
+  // setInterval would turn 0, NaN or a negative number into a frame per millisecond.
+  if (!Number.isFinite(ms) || ms < 100) throw new TypeError(`keepAliveMs must be a number of milliseconds >= 100, got ${ms}`);
+  return ms;
 }

@@ -114,7 +114,13 @@ export function handleLegacyStream(event: H3Event, mount: Mount): WireResponse {
           controller.enqueue(sseFrame(toNotificationMessage("notifications/resources/updated", { uri: e.uri })));
         }
       });
-      timer = setInterval(() => controller.enqueue(SSE_KEEPALIVE), 15_000);
+      timer = setInterval(() => {
+        try {
+          controller.enqueue(SSE_KEEPALIVE);
+        } catch {
+          cleanup(); // the client went away between two frames
+        }
+      }, mount.keepAliveMs);
       timer.unref?.();
       close = () => {
         cleanup();

@@ -8,8 +8,6 @@ import type { JsonObject, RequestId } from "../protocol/types.ts";
 import { META } from "../protocol/types.ts";
 import { type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
 
-const KEEPALIVE_MS = 15_000;
-
 /** Core list filters and whether this server advertises the list. */
 export interface ListenCore {
   toolsListChanged: boolean;
@@ -34,13 +32,14 @@ export function openListenStream(
   core: ListenCore,
   plugins: Iterable<McpExtensionPlugin>,
   open: Set<EndableStream>,
+  keepAliveMs: number,
 ): WireResponse | Promise<WireResponse> {
   const requested = params.notifications;
   if (typeof requested !== "object" || requested === null || Array.isArray(requested)) {
     throw invalidParams("subscriptions/listen needs params.notifications");
   }
   const wanted = requested as JsonObject;
-  const stream = createStream(id);
+  const stream = createStream(id, keepAliveMs);
   open.add(stream);
   stream.onClose(() => open.delete(stream));
   const agreed: JsonObject = {};
@@ -95,7 +94,7 @@ export function openListenStream(
 
 // --- Internal ---
 
-function createStream(id: RequestId) {
+function createStream(id: RequestId, keepAliveMs: number) {
   const meta = { [META.subscriptionId]: id };
   const closers: (() => void)[] = [];
   const pending: Uint8Array[] = [];
@@ -156,7 +155,7 @@ function createStream(id: RequestId) {
             } catch {
               close();
             }
-          }, KEEPALIVE_MS);
+          }, keepAliveMs);
           // Keep-alives must not hold a process open that has nothing else to do.
           timer.unref?.();
         },

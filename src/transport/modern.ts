@@ -103,7 +103,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
       return jsonResponse(toResultMessageRaw(msg.id, pages[fromCursor(params.cursor, pages.length)]!));
     }
     case "subscriptions/listen":
-      return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values(), mount.streams);
+      return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values(), mount.streams, mount.keepAliveMs);
     case "tools/call":
       return respond(ctx, () => callTool(call), "modern");
     case "prompts/get":

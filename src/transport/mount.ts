@@ -26,6 +26,8 @@ export interface Mount extends ServedMount {
   signer: RequestStateSigner;
   sessions: SessionStore;
   legacy: boolean;
+  /** Interval of the keep-alive comment on long-lived streams. */
+  keepAliveMs: number;
   onError?: (error: unknown, event: H3Event) => void;
 }
 

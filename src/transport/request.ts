@@ -36,6 +36,11 @@ export type RequestContext = McpContext & {
   "~report"(error: unknown): unknown;
 };
 
+/** The part of srvx's Node runtime context the signal reads. */
+interface NodeRuntime {
+  node?: { res?: { readonly writableEnded: boolean; readonly destroyed: boolean; once(event: "close", listener: () => void): unknown } };
+}
+
 interface Channel {
   frames: Uint8Array[];
   controller?: ReadableStreamDefaultController<Uint8Array>;
@@ -100,10 +105,20 @@ class Context implements RequestContext {
   get signal(): AbortSignal {
     if (!this.#abort) {
       const abort = (this.#abort = new AbortController());
-      const outer = this.#event.req.signal;
-      if (outer) {
-        if (outer.aborted) abort.abort(outer.reason);
-        else outer.addEventListener("abort", () => abort.abort(outer.reason), { once: true });
+      const res = (this.#event.runtime as NodeRuntime | undefined)?.node?.res;
+      if (res) {
+        // On Node the response tells: the client is gone when it closes before the end was written.
+        // The request's own signal cannot be trusted there: srvx before 1.0 (as in Nitro 3.0.0) aborts
+        // it as soon as the body has been read.
+        const gone = () => !res.writableEnded && abort.abort(new DOMException("The client went away", "AbortError"));
+        if (res.destroyed) gone();
+        else res.once("close", gone);
+      } else {
+        const outer = this.#event.req.signal;
+        if (outer) {
+          if (outer.aborted) abort.abort(outer.reason);
+          else outer.addEventListener("abort", () => abort.abort(outer.reason), { once: true });
+        }
       }
     }
     return this.#abort.signal;

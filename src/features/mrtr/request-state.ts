@@ -10,8 +10,9 @@ const MAX_TOKEN = 65_536;
 
 export interface RequestStateOptions {
   /**
-   * HMAC key. Give every instance behind a load balancer the same secret so any of them can
-   * finish a round; by default a random per-process key is used.
+   * HMAC key. Give every instance behind a load balancer (and every Worker: isolates come and go)
+   * the same secret so any of them can finish a round; by default a random key is drawn the first
+   * time a request needs one, once per handler in each process or isolate.
    */
   secret?: string | Uint8Array;
   /** How long an issued state stays valid. Default 5 minutes. */
@@ -24,9 +25,10 @@ export interface RequestStateOptions {
  * it cannot be replayed against another call or after it expires.
  */
 export function createRequestStateSigner(options: RequestStateOptions = {}, now: () => number = Date.now) {
-  const key = options.secret ?? randomBytes(32);
+  // Drawn on first use, never at import: Workers forbid random values outside a request.
+  let key = options.secret;
   const ttlMs = options.ttlMs ?? 5 * 60_000;
-  const mac = (data: string) => createHmac("sha256", key).update(data).digest();
+  const mac = (data: string) => createHmac("sha256", (key ??= randomBytes(32))).update(data).digest();
 
   return {
     sign(ctx: Pick<McpContext, "method" | "params">, state: unknown): string {

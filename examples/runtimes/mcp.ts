@@ -1,0 +1,104 @@
+// One MCP endpoint for every runtime: this module is the whole app. server.ts serves it with h3's
+// serve() on Node, Bun and Deno; worker.ts exports it as `{ fetch }` for Cloudflare Workers;
+// examples/nitro/ uses the same call as a Nitro route file. Nothing here runs at import but
+// building tables: no clocks, randomness or I/O, which Workers forbid outside a request.
+import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpListChanged, mcpRequestState } from "h3-mcp";
+import { mcpTask, mcpTasks } from "h3-mcp/tasks";
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+
+const echo = defineTool({
+  name: "echo",
+  description: "Answers with the text it was given",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  handler: (_event, args) => `echo: ${(args as { text: string }).text}`,
+});
+
+const askColour = mcpElicit({
+  message: "Which colour?",
+  requestedSchema: { type: "object", properties: { colour: { type: "string" } }, required: ["colour"] },
+});
+
+// An MRTR round: the first call asks and puts a step into requestState; the retry reads it back.
+const pickColour = defineTool({
+  name: "pick_colour",
+  description: "Asks for a colour, then names it together with the state it signed into the round",
+  handler: (event) => {
+    const input = mcpInput(event, { colour: askColour });
+    if (!input.complete) return input.ask({ state: { step: "asked" } });
+    const answer = input.answers.colour;
+    const colour = answer?.action === "accept" ? answer.content?.colour : "none";
+    return `colour ${colour}, state ${JSON.stringify(mcpRequestState(event))}`;
+  },
+});
+
+// A task whose run awaits a timer after the response is sent: on Workers it finishes only because
+// the run is handed to the request's waitUntil.
+const slowTask = defineTool({
+  name: "slow_task",
+  description: "A task that waits, then completes",
+  execution: { taskSupport: "required" },
+  handler: (event) =>
+    mcpTask(event, {
+      statusMessage: "Waiting",
+      async run(task) {
+        await sleep(300, task.signal);
+        task.update({ statusMessage: "Half way" });
+        await sleep(300, task.signal);
+        return { content: [{ type: "text", text: "slow task done" }] };
+      },
+    }),
+});
+
+const askGo = mcpElicit({
+  message: "Go on?",
+  requestedSchema: { type: "object", properties: { go: { type: "boolean" } }, required: ["go"] },
+});
+
+const askTask = defineTool({
+  name: "ask_task",
+  description: "A task that asks the client a question through tasks/update",
+  execution: { taskSupport: "required" },
+  handler: (event) =>
+    mcpTask(event, {
+      async run(task) {
+        const answers = await task.requestInput({ go: askGo });
+        const go = answers.go?.action === "accept" && answers.go.content?.go === true;
+        return { content: [{ type: "text", text: go ? "went on" : "stopped" }] };
+      },
+    }),
+});
+
+const blockTask = defineTool({
+  name: "block_task",
+  description: "A task that works until it is cancelled",
+  execution: { taskSupport: "required" },
+  handler: (event) =>
+    mcpTask(event, {
+      async run(task) {
+        await sleep(120_000, task.signal);
+        return { content: [{ type: "text", text: "never cancelled" }] };
+      },
+    }),
+});
+
+// Announces a tools list change to every listening client (the frame an idle listen stream waits for).
+const announce = defineTool({
+  name: "announce",
+  description: "Tells listening clients that the tool list changed",
+  handler: (event) => {
+    mcpListChanged(event, "tools");
+    return "announced";
+  },
+});
+
+export default defineMcpHandler(
+  { name: "h3-mcp-runtimes", version: "1.0.0", tools: [echo, pickColour, slowTask, askTask, blockTask, announce] },
+  // The smokes reach the server as 127.0.0.1 or localhost, which the default Host/Origin check allows.
+  { extensionPlugins: [mcpTasks({ pollIntervalMs: 100 })] },
+);

@@ -1,0 +1,73 @@
+// Starts one runtime as a real process on a free port and waits until it answers HTTP.
+import { spawn } from "node:child_process";
+import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+
+export interface Launched {
+  url: URL;
+  stop(): Promise<void>;
+  log(): string;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs `command` in `cwd` with PORT/HOST set; `args(port)` builds its arguments. */
+export async function launch(name: string, opts: { command: string; args: (port: number) => string[]; cwd: string; env?: Record<string, string>; logDir: string; readyMs?: number }): Promise<Launched> {
+  const port = await freePort();
+  mkdirSync(opts.logDir, { recursive: true });
+  const logFile = path.join(opts.logDir, `${name}.log`);
+  const out = createWriteStream(logFile);
+  const child = spawn(opts.command, opts.args(port), {
+    cwd: opts.cwd,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", NO_COLOR: "1", ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group: wrangler's workerd and tsx's children go with it
+  });
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
+  let exited: string | undefined;
+  const gone = new Promise<void>((resolve) => child.on("exit", (code, signal) => ((exited = `code ${code}, signal ${signal}`), resolve())));
+  const log = () => readFileSync(logFile, "utf8");
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const deadline = Date.now() + (opts.readyMs ?? 60_000);
+  for (;;) {
+    if (exited) throw new Error(`${name} exited before answering (${exited}):\n${log()}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not answer within ${opts.readyMs ?? 60_000} ms:\n${log()}`);
+    try {
+      const res = await fetch(url, { method: "POST", body: "{}", headers: { "content-type": "application/json" }, signal: AbortSignal.timeout(2000) });
+      await res.body?.cancel();
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  return {
+    url,
+    log,
+    async stop() {
+      if (exited) return;
+      const kill = (signal: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, signal);
+        } catch {
+          // already gone
+        }
+      };
+      kill("SIGTERM");
+      const timer = setTimeout(() => kill("SIGKILL"), 5000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}
