@@ -1,15 +1,23 @@
 // The rest of the shared store's promises, each across instances: the cap, what Redis holds, the chart
 // version, owners by value, the hub, one round trip for a finished task, the actor on the worker.
 import type { InspectionEvent } from "xstate";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { defineMcpHandler } from "../../src/index.ts";
+import { mcpTasks } from "../../src/tasks/index.ts";
+import { redisTaskStore } from "../../src/tasks/redis/index.ts";
+import { resources } from "../fixtures/content-app.ts";
 import { tasksApp } from "../fixtures/tasks-app.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
-import { call, modernRequest } from "../helpers/wire.ts";
+import { appFor, call, modernRequest } from "../helpers/wire.ts";
 import { caps, client, until, useRedisClusters } from "./cluster.ts";
 
 const clusters = useRedisClusters();
 const start = clusters.start;
+const open: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
 const hgetall = async (key: string) => {
   const lines = (await clusters.redis.cli("HGETALL", key)).split("\n").filter((l, i, all) => i < all.length - (all.length % 2));
   const out: Record<string, string> = {};
@@ -161,6 +169,29 @@ describe("listen streams on every instance", () => {
     // Once, although three instances share the channel (the announcing one does not hear itself twice).
     c.handler.notifyListChanged("tools");
     expect((await sse.next(2000)).method).toBe("notifications/tools/list_changed");
+    expect(await sse.quiet(150)).toBe(true);
+    await sse.close();
+  });
+
+  it("hear notifyResourceUpdated from any instance, for the URIs they subscribed to", async () => {
+    const prefix = `hub-${Date.now()}`;
+    const [a, b] = [0, 1].map(() => {
+      const store = redisTaskStore({ url: clusters.redis.url, prefix });
+      const handler = defineMcpHandler({ name: "r", version: "1", resources }, { extensionPlugins: [mcpTasks({ store })] });
+      return { handler, app: appFor(handler), store };
+    }) as [any, any];
+    open.push({ close: () => Promise.all([a.store.close(), b.store.close()]) });
+    const sse = sseReader(await b.app.fetch(modernRequest("subscriptions/listen", { notifications: { resourceSubscriptions: ["test://text"] } }, { caps, id: 4 })));
+    expect((await sse.next()).params.notifications).toEqual({ resourceSubscriptions: ["test://text"] });
+    await until(async () => Number((await clusters.redis.cli("PUBSUB", "NUMSUB", `{${prefix}}:hub`)).split("\n")[1]) === 2);
+    a.handler.notifyResourceUpdated("test://bytes");
+    a.handler.notifyResourceUpdated("test://text");
+    const frame = await sse.next(2000);
+    expect(frame).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { uri: "test://text", _meta: { "io.modelcontextprotocol/subscriptionId": 4 } },
+    });
     expect(await sse.quiet(150)).toBe(true);
     await sse.close();
   });

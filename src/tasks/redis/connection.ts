@@ -124,21 +124,16 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
     async close() {
       if (closed) return;
       closed = true;
-      // Closing is a command under way: an idle store's unref'd connections must not let the process
-      // exit with `await store.close()` unsettled.
-      inFlight++;
+      // Closing is work too: the goodbyes must not be cut short by an idle process exiting.
+      active = true;
       hold();
-      try {
-        if (subscriber?.isReady) await withTimeout(Promise.resolve(subscriber.unsubscribe()), timeoutMs).catch(ignore);
-        for (const c of owned.reverse()) {
-          try {
-            if (c.isOpen) await withTimeout(Promise.resolve(c.close ? c.close() : c.quit?.()), timeoutMs);
-          } catch {
-            c.destroy();
-          }
+      if (subscriber?.isReady) await withTimeout(subscriber.unsubscribe(), timeoutMs).catch(ignore);
+      for (const c of owned.reverse()) {
+        try {
+          if (c.isOpen) await withTimeout(Promise.resolve(c.close ? c.close() : c.quit?.()), timeoutMs);
+        } catch {
+          c.destroy();
         }
-      } finally {
-        inFlight--;
       }
     },
   };
