@@ -449,13 +449,24 @@ async function child<T>(script: string, extra: string[]): Promise<T> {
   return JSON.parse(out.trim().split("\n").pop()!) as T;
 }
 
+interface RedisCostsReport {
+  redis?: string;
+  memory: { n: number; sampled: number; hashBytes: number; countShareBytes: number; jsonBytes: number };
+  contention: { rounds: number; workerUpdates: number; answers: number; retries: number; perThousand: number };
+}
+
 let memory: MemoryReport | undefined;
 let sweep: SweepReport | undefined;
+let redisCosts: RedisCostsReport | undefined;
 if (!args["no-memory"]) {
   log(`- heap per task, N = ${fmtCount(config.memoryN)}`);
   memory = await child<MemoryReport>("bench/memory.ts", ["--n", String(config.memoryN)]);
   log("- expiry sweep");
   sweep = await child<SweepReport>("bench/sweep.ts", quick ? ["--quick"] : []);
+  if (haveRedis && (!args.only || selected.some(needsRedis))) {
+    log("- Redis memory per finished task, compare-and-set retries");
+    redisCosts = await child<RedisCostsReport>("bench/redis-costs.ts", quick ? ["--n", "300", "--rounds", "30"] : ["--n", "5000", "--rounds", "300"]);
+  }
 }
 
 // --- Report ---
@@ -592,6 +603,17 @@ if (sweep) {
   }
 }
 
+if (redisCosts) {
+  const m = redisCosts.memory;
+  const c = redisCosts.contention;
+  out.push(
+    "",
+    `Redis ${redisCosts.redis ?? "?"} (MEMORY USAGE, ${m.sampled} of ${fmtCount(m.n)} finished tasks sampled): a finished task holds ${m.hashBytes.toFixed(0)} B in its hash plus ${m.countShareBytes.toFixed(0)} B of the sorted set the cap counts, ${(m.hashBytes + m.countShareBytes).toFixed(0)} B for a ${m.jsonBytes.toFixed(0)} B tasks/get result (${((m.hashBytes + m.countShareBytes) / m.jsonBytes).toFixed(2)}×).`,
+    "",
+    `Contention on one task (the worker reporting status about once a millisecond while tasks/update answers ${c.rounds} questions, one at a time): ${c.retries} compare-and-set retries over ${c.workerUpdates + c.answers} changes, ${c.perThousand.toFixed(1)} per 1,000.`,
+  );
+}
+
 // Targets from the issue. Nothing is asserted: this reports.
 const verdicts: string[] = [];
 const verdict = (name: string, met: boolean | undefined, detail: string) =>
@@ -714,6 +736,11 @@ if (sweep) {
       .join("; "),
   );
 }
+if (redisCosts) {
+  const m = redisCosts.memory;
+  const times = (m.hashBytes + m.countShareBytes) / m.jsonBytes;
+  verdict("Redis memory per finished task ≤ 2× its tasks/get JSON", times <= 2, `${times.toFixed(2)}× (${(m.hashBytes + m.countShareBytes).toFixed(0)} B for ${m.jsonBytes.toFixed(0)} B)`);
+}
 const nodeRatio = ratio("echo", "node", "bare");
 if (nodeRatio !== undefined) {
   out.push("", `Plain node:http answers the echo request at ${nodeRatio.toFixed(2)}× bare h3's rate (CPU ${cpuRatio("echo", "node", "bare")?.toFixed(2)}×): h3-mcp's synchronous tools/call is ${ratio("echo", "h3-mcp", "node")?.toFixed(2)}× of that.`);
@@ -752,6 +779,7 @@ if (args.json) {
     rounds: rows.map((r) => ({ scenario: r.scenario.id, target: r.kind, rps: r.runs.map((x) => x.rps) })),
     memory,
     sweep,
+    redisCosts,
   };
   writeFileSync(args.json, `${JSON.stringify(data, null, 2)}\n`);
 }

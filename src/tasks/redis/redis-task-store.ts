@@ -40,6 +40,8 @@ export interface RedisTaskStoreStats {
   readonly timer: boolean;
   /** Handler hubs bridged through Redis. */
   readonly hubs: number;
+  /** Changes whose compare-and-set found the task changed meanwhile and were retried, since the store opened. */
+  readonly casRetries: number;
 }
 
 export interface RedisTaskStore extends TaskStore {
@@ -187,6 +189,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
       listeners: listeners.listenerCount,
       timer: timer !== undefined,
       hubs: hub.size,
+      casRetries: shared.casRetries(),
     }),
   }) as RedisTaskStore;
 }

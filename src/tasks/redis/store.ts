@@ -68,6 +68,8 @@ const MAX_ATTEMPTS = 32;
 export function createSharedStore(parts: SharedStoreParts) {
   const { conn, keys, local, listeners } = parts;
   const now = () => parts.config().now();
+  /** Compare-and-set writes refused because the task changed meanwhile (each one is retried). */
+  let casRetries = 0;
 
   const read = async (id: string): Promise<ReadTask | undefined> => {
     const reply = await conn.run<[string, string, string, string, string, number] | null>(READ, [keys.task(id)], [keys.leasePrefix]);
@@ -104,6 +106,7 @@ export function createSharedStore(parts: SharedStoreParts) {
         [task.version, final ? "" : encodeSnapshot(step.snapshot), final, keys.changes, JSON.stringify(message)],
       );
       if (written === -1) return undefined;
+      if (written === 0) casRetries++;
       if (written === 1) {
         local.feed(id, version, event);
         return final
@@ -252,7 +255,7 @@ export function createSharedStore(parts: SharedStoreParts) {
     return task?.snapshot && !task.alive ? apply(id, () => lostEvent(now()), task) : task;
   };
 
-  return { store, read, apply, onChange, reconcile };
+  return { store, read, apply, onChange, reconcile, casRetries: () => casRetries };
 }
 
 export function isUnavailable(error: unknown): boolean {
