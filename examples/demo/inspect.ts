@@ -1,23 +1,28 @@
 // `npm run inspect`: the demo with every task actor streamed to the Stately inspector.
-// The relay (a local WebSocket server) and this process need no internet; the inspector UI the
-// relay's page embeds is loaded from stately.ai, so viewing it needs a browser with internet.
+// The relay (inspector-relay.ts) and this process bind to 127.0.0.1 and need no internet; the inspector
+// UI the relay's page embeds is loaded from stately.ai, so viewing it needs a browser with internet.
 import { createWebSocketInspector } from "@statelyai/inspect";
-import { createInspectorServer } from "@statelyai/inspect/server";
 import { serve } from "h3";
 import { createDemo } from "./app.ts";
+import { startInspectorRelay } from "./inspector-relay.ts";
 
 const port = Number(process.env.PORT ?? 3000);
-const inspectorPort = Number(process.env.INSPECTOR_PORT ?? 8080);
-const relay = createInspectorServer({ port: inspectorPort, autoOpen: process.env.INSPECTOR_OPEN === "1" });
-const inspector = createWebSocketInspector({ url: `ws://127.0.0.1:${inspectorPort}` });
+const relay = await startInspectorRelay(Number(process.env.INSPECTOR_PORT ?? 8080));
+const inspector = createWebSocketInspector({ url: relay.wsUrl });
 const { app } = createDemo({ inspect: inspector.inspect });
-const server = serve(app, { port, hostname: "127.0.0.1", silent: true });
+const server = serve(app, { port, hostname: "127.0.0.1", silent: true, gracefulShutdown: false });
 await server.ready();
 
-console.log(`h3-mcp demo with the Stately inspector on http://127.0.0.1:${port}/mcp`);
-console.log(`Open http://localhost:${inspectorPort} in a browser (with internet, for the stately.ai UI) to watch each task as an actor.`);
-process.on("SIGINT", () => {
-  inspector.stop();
-  relay.stop();
-  process.exit(0);
-});
+console.log(`h3-mcp demo listening on http://127.0.0.1:${port}/mcp, with the Stately inspector`);
+console.log(`Open ${relay.url} in a browser (with internet, for the stately.ai UI) to watch each task as an actor.`);
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    inspector.stop();
+    await Promise.all([relay.stop(), server.close(true)]);
+    process.exit(0);
+  });
+}

@@ -86,7 +86,9 @@ export interface KeepAlive {
  */
 export function untilIdle(entry: TaskEntry, holdParkedMs = 0): Promise<void> {
   return new Promise((resolve) => {
-    if (!entry.actor && !entry.snapshot) return resolve(); // finished already
+    // Finished already, or a shared store's task as read from Redis: its work, if it runs here at all, is
+    // followed through the entry that creation kept alive.
+    if (!entry.actor) return resolve();
     // Status changes reach entry.listeners from whichever actor the store runs (it may restart it).
     const listeners = (entry.listeners ??= new Set());
     let hold: ReturnType<typeof setTimeout> | undefined;

@@ -15,7 +15,8 @@ export interface DemoProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startDemo(env: Record<string, string>): Promise<DemoProcess> {
+/** Starts `entry` (the demo server, or another demo entry that prints "listening on" when ready). */
+export async function startDemo(env: Record<string, string>, entry = "examples/demo/server.ts"): Promise<DemoProcess> {
   const port = await new Promise<number>((resolve, reject) => {
     const srv = net.createServer().on("error", reject);
     srv.listen(0, "127.0.0.1", () => {
@@ -23,7 +24,7 @@ export async function startDemo(env: Record<string, string>): Promise<DemoProces
       srv.close(() => resolve(port));
     });
   });
-  const child = spawn(process.execPath, ["--import", "tsx", "examples/demo/server.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
