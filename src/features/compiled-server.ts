@@ -12,7 +12,8 @@ import {
 } from "./resources.ts";
 import { compileTools, type CompiledTool, type ToolDefinition } from "./tools.ts";
 import type { Implementation, JsonObject } from "../protocol/types.ts";
-import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
+import { MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
+import { prepareResultMeta, type ResultMeta } from "../protocol/wire.ts";
 
 /** What the server is and serves. Give it as an object, or as a function of the request. */
 export interface McpServerOptions {
@@ -34,6 +35,11 @@ export interface McpServerOptions {
   pageSize?: number;
   /** Cache hints on `server/discover` and the lists. Default `{ ttlMs: 60_000, cacheScope: "public" }`. */
   cache?: CacheHints;
+  /**
+   * Put `_meta["io.modelcontextprotocol/serverInfo"]` (name, version, title…) on every 2026-07-28
+   * result, as the spec recommends. Default true; `false` leaves it out everywhere, server/discover included.
+   */
+  serverInfoMeta?: boolean;
 }
 
 /** Options compiled once: the tool table, list pages and capability objects. */
@@ -47,6 +53,8 @@ export interface CompiledServer {
   /** Result JSON of each list's pages, by list method. */
   pages: Record<ListMethod, string[]>;
   cache: Required<CacheHints>;
+  /** The `_meta` every 2026-07-28 result carries; undefined with `serverInfoMeta: false`. */
+  resultMeta?: ResultMeta;
   capabilities: JsonObject;
   legacyCapabilities: JsonObject;
   /** `server/discover` result JSON for a given set of advertised extensions. */
@@ -71,6 +79,7 @@ export function compileServer(options: McpServerOptions): CompiledServer {
   if (options.description !== undefined) serverInfo.description = options.description;
   if (options.websiteUrl !== undefined) serverInfo.websiteUrl = options.websiteUrl;
   if (options.icons !== undefined) serverInfo.icons = options.icons;
+  const resultMeta = options.serverInfoMeta === false ? undefined : prepareResultMeta(serverInfo as JsonObject);
 
   const prompts = new Map<string, CompiledPrompt>();
   for (const def of options.prompts ?? []) {
@@ -91,10 +100,10 @@ export function compileServer(options: McpServerOptions): CompiledServer {
 
   const pageSize = Math.max(1, options.pageSize ?? 100);
   const pages = {
-    "tools/list": paginate("tools", [...tools.values()].map((t) => t.entry), pageSize, cache),
-    "prompts/list": paginate("prompts", [...prompts.values()].map((p) => p.entry), pageSize, cache),
-    "resources/list": paginate("resources", [...resources.values()].map(resourceEntry), pageSize, cache),
-    "resources/templates/list": paginate("resourceTemplates", templates.map((t) => t.entry), pageSize, cache),
+    "tools/list": paginate("tools", [...tools.values()].map((t) => t.entry), pageSize, cache, resultMeta),
+    "prompts/list": paginate("prompts", [...prompts.values()].map((p) => p.entry), pageSize, cache, resultMeta),
+    "resources/list": paginate("resources", [...resources.values()].map(resourceEntry), pageSize, cache, resultMeta),
+    "resources/templates/list": paginate("resourceTemplates", templates.map((t) => t.entry), pageSize, cache, resultMeta),
   };
 
   const discoverCache = new Map<string, string>();
@@ -107,6 +116,7 @@ export function compileServer(options: McpServerOptions): CompiledServer {
     templates,
     pages,
     cache,
+    resultMeta,
     capabilities,
     legacyCapabilities: { ...capabilities, logging: {} },
     discoverJson(extensions) {
@@ -119,7 +129,7 @@ export function compileServer(options: McpServerOptions): CompiledServer {
         if (options.instructions !== undefined) result.instructions = options.instructions;
         result.ttlMs = cache.ttlMs;
         result.cacheScope = cache.cacheScope;
-        result._meta = { [META.serverInfo]: serverInfo };
+        if (resultMeta) result._meta = resultMeta.meta;
         json = JSON.stringify(result);
         discoverCache.set(key, json);
       }
@@ -169,13 +179,14 @@ export function createServerResolver(options: McpServerOptions | ((event: H3Even
   };
 }
 
-function paginate(key: string, entries: JsonObject[], pageSize: number, cache: Required<CacheHints>): string[] {
+function paginate(key: string, entries: JsonObject[], pageSize: number, cache: Required<CacheHints>, meta?: ResultMeta): string[] {
   const pages: string[] = [];
   for (let i = 0; i === 0 || i * pageSize < entries.length; i++) {
     const page: JsonObject = { resultType: "complete", [key]: entries.slice(i * pageSize, (i + 1) * pageSize) };
     if ((i + 1) * pageSize < entries.length) page.nextCursor = toCursor(i + 1);
     page.ttlMs = cache.ttlMs;
     page.cacheScope = cache.cacheScope;
+    if (meta) page._meta = meta.meta;
     pages.push(JSON.stringify(page));
   }
   return pages;

@@ -16,12 +16,13 @@ export interface JsonRpcErrorObject {
 
 // --- JSON-RPC ---
 
-export function toResultMessage(id: RequestId, result: unknown): string {
-  const json = result instanceof RawJson ? result.json : JSON.stringify(result);
+/** A result message; with `meta`, the result carries the server's `_meta` too (2026-07-28 results). */
+export function toResultMessage(id: RequestId, result: unknown, meta?: ResultMeta): string {
+  const json = meta ? resultJsonWithMeta(result, meta) : result instanceof RawJson ? result.json : JSON.stringify(result);
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
 }
 
-/** A result already serialised (a finished task's envelope, a list page): sent as is. */
+/** A result already serialised (a finished task's envelope), with no top-level `_meta`: sent as is. */
 export class RawJson {
   constructor(readonly json: string) {}
 }
@@ -124,9 +125,30 @@ export const SSE_KEEPALIVE = encoder.encode(": keep-alive\n\n");
 
 // --- Results ---
 
-export function withServerInfo(result: JsonObject, serverInfo: JsonObject): JsonObject {
-  const meta = (result._meta as JsonObject | undefined) ?? {};
-  return { ...result, _meta: { ...meta, [META.serverInfo]: serverInfo } };
+/**
+ * `_meta["io.modelcontextprotocol/serverInfo"]`, which a 2026-07-28 server SHOULD put on every result:
+ * prepared at mount, so a request only splices the ready JSON into its result.
+ */
+export interface ResultMeta {
+  readonly meta: JsonObject;
+  /** `"io.modelcontextprotocol/serverInfo":{…}`: the inside of `_meta`, as JSON. */
+  readonly members: string;
+}
+
+export function prepareResultMeta(serverInfo: JsonObject): ResultMeta {
+  const meta = { [META.serverInfo]: serverInfo };
+  return { meta, members: JSON.stringify(meta).slice(1, -1) };
+}
+
+/** A result's JSON with the server's `_meta` in it; a result's own `_meta` keys are kept beside it. */
+function resultJsonWithMeta(result: unknown, meta: ResultMeta): string {
+  let json: string;
+  if (result instanceof RawJson) json = result.json;
+  else if (typeof result !== "object" || result === null || Array.isArray(result)) return JSON.stringify(result);
+  else if ((result as JsonObject)._meta !== undefined) {
+    return JSON.stringify({ ...result, _meta: { ...meta.meta, ...((result as JsonObject)._meta as JsonObject) } });
+  } else json = JSON.stringify(result);
+  return json === "{}" ? `{"_meta":{${meta.members}}}` : `${json.slice(0, -1)},"_meta":{${meta.members}}}`;
 }
 
 // --- Tasks ---

@@ -178,6 +178,6 @@ function legacyPage(pages: string[], cursor: unknown): JsonObject {
 
 /** 2025 results have no resultType and no cache hints. */
 function toLegacyResult(result: JsonObject): JsonObject {
-  const { resultType: _r, ttlMs: _t, cacheScope: _c, ...rest } = result;
+  const { resultType: _r, ttlMs: _t, cacheScope: _c, _meta: _m, ...rest } = result;
   return rest;
 }

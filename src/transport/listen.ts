@@ -6,7 +6,7 @@ import type { Hub } from "../features/change-hub.ts";
 import type { ListenStream, McpExtensionPlugin } from "../features/extension-plugin.ts";
 import type { JsonObject, RequestId } from "../protocol/types.ts";
 import { META } from "../protocol/types.ts";
-import { type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
+import { type ResultMeta, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
 
 /** Core list filters and whether this server advertises the list. */
 export interface ListenCore {
@@ -33,13 +33,14 @@ export function openListenStream(
   plugins: Iterable<McpExtensionPlugin>,
   open: Set<EndableStream>,
   keepAliveMs: number,
+  resultMeta?: ResultMeta,
 ): WireResponse | Promise<WireResponse> {
   const requested = params.notifications;
   if (typeof requested !== "object" || requested === null || Array.isArray(requested)) {
     throw invalidParams("subscriptions/listen needs params.notifications");
   }
   const wanted = requested as JsonObject;
-  const stream = createStream(id, keepAliveMs);
+  const stream = createStream(id, keepAliveMs, resultMeta);
   open.add(stream);
   stream.onClose(() => open.delete(stream));
   const agreed: JsonObject = {};
@@ -94,7 +95,7 @@ export function openListenStream(
 
 // --- Internal ---
 
-function createStream(id: RequestId, keepAliveMs: number) {
+function createStream(id: RequestId, keepAliveMs: number, resultMeta: ResultMeta | undefined) {
   const meta = { [META.subscriptionId]: id };
   const closers: (() => void)[] = [];
   const pending: Uint8Array[] = [];
@@ -135,7 +136,7 @@ function createStream(id: RequestId, keepAliveMs: number) {
     /** A server-initiated end: the result first, then the close. */
     end() {
       if (closed || !controller) return;
-      controller.enqueue(sseFrame(toResultMessage(id, { resultType: "complete", _meta: meta })));
+      controller.enqueue(sseFrame(toResultMessage(id, { resultType: "complete", _meta: meta }, resultMeta)));
       controller.close();
       close();
     },

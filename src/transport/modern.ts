@@ -85,6 +85,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
     meta: m,
     extensions,
     server: mount,
+    resultMeta: server.resultMeta,
   });
 
   if (pluginMethod) return respond(ctx, () => pluginMethod.method.handler(event, params), "modern");
@@ -103,7 +104,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
       return jsonResponse(toResultMessageRaw(msg.id, pages[fromCursor(params.cursor, pages.length)]!));
     }
     case "subscriptions/listen":
-      return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values(), mount.streams, mount.keepAliveMs);
+      return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values(), mount.streams, mount.keepAliveMs, server.resultMeta);
     case "tools/call":
       return respond(ctx, () => callTool(call), "modern");
     case "prompts/get":

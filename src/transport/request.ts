@@ -15,6 +15,7 @@ import {
   toNotificationMessage,
   toResultMessage,
   type Era,
+  type ResultMeta,
   type WireResponse,
 } from "../protocol/wire.ts";
 
@@ -25,9 +26,12 @@ export type RequestInit = Pick<
   server: unknown;
   /** Minimum log level set for the session (legacy `logging/setLevel`). */
   sessionLogLevel?: LoggingLevel;
+  /** The `_meta` this request's result carries (2026-07-28: the server's serverInfo). */
+  resultMeta?: ResultMeta;
 };
 
 export type RequestContext = McpContext & {
+  readonly "~resultMeta"?: ResultMeta;
   "~channel"?: Channel;
   "~abort"(reason: unknown): void;
   /** Puts a message on this request's stream (opening it); false when the request cannot stream. */
@@ -77,6 +81,7 @@ class Context implements RequestContext {
   readonly "~server": unknown;
   readonly "~channel": Channel | undefined;
   "~tool": RequestContext["~tool"] = undefined;
+  readonly "~resultMeta": ResultMeta | undefined;
   #event: H3Event;
   #task = false;
   #minLog: number;
@@ -95,6 +100,7 @@ class Context implements RequestContext {
     this.sessionId = init.sessionId;
     this.extensions = init.extensions;
     this["~server"] = init.server;
+    this["~resultMeta"] = init.resultMeta;
     this.#event = event;
     this.#minLog = minLog;
     // Legacy requests may need their stream for server-to-client requests, so they always get one.
@@ -203,7 +209,7 @@ export async function respond(
     try {
       // Most handlers answer synchronously: no await, no extra microtask turn.
       const value = run();
-      return jsonResponse(toResultMessage(id, isThenable(value) ? await value : value), 200, headers);
+      return jsonResponse(toResultMessage(id, isThenable(value) ? await value : value, ctx["~resultMeta"]), 200, headers);
     } catch (error) {
       return errorResponse(id, toJsonRpcError(ctx["~report"](error)), era, headers);
     }
@@ -218,7 +224,7 @@ export async function respond(
     channel.done = true;
     const r = await outcome;
     return r.ok
-      ? jsonResponse(toResultMessage(id, r.value), 200, headers)
+      ? jsonResponse(toResultMessage(id, r.value, ctx["~resultMeta"]), 200, headers)
       : errorResponse(id, toJsonRpcError(ctx["~report"](r.error)), era, headers);
   }
   const stream = new ReadableStream<Uint8Array>({
@@ -230,7 +236,7 @@ export async function respond(
         if (channel.done) return;
         channel.done = true;
         controller.enqueue(
-          sseFrame(r.ok ? toResultMessage(id, r.value) : toErrorMessage(id, toJsonRpcError(ctx["~report"](r.error)))),
+          sseFrame(r.ok ? toResultMessage(id, r.value, ctx["~resultMeta"]) : toErrorMessage(id, toJsonRpcError(ctx["~report"](r.error)))),
         );
         controller.close();
       });

@@ -48,3 +48,14 @@ export const S = {
   taskNotification: tasks.TaskStatusNotificationV2Schema as Schema,
   inputRequired: tasks.InputRequiredCallToolResultV2Schema as Schema,
 };
+
+/** The `_meta` key every 2026-07-28 result carries (test/wire/server-info.test.ts checks it is there). */
+export const SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+
+/** A result's own fields: without the server's serverInfo `_meta`, for tests that compare a result exactly. */
+export function ownFields(result: any): any {
+  if (!result?._meta || !(SERVER_INFO in result._meta)) return result;
+  const { [SERVER_INFO]: _info, ...meta } = result._meta;
+  const { _meta: _all, ...fields } = result;
+  return Object.keys(meta).length ? { ...fields, _meta: meta } : fields;
+}

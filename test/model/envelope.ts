@@ -34,5 +34,11 @@ export function detailedTask(s: TaskSnapshot): Record<string, unknown> {
   };
 }
 
+/** What every 2026-07-28 result carries besides its own fields: the server's serverInfo (the driven app's). */
+export const RESULT_META = { _meta: { "io.modelcontextprotocol/serverInfo": { name: "driven-tasks", version: "1" } } };
+
 /** The result of a tasks/get for this snapshot. */
-export const predictedGet = (s: TaskSnapshot): Record<string, unknown> => ({ resultType: "complete", ...detailedTask(s) });
+export const predictedGet = (s: TaskSnapshot): Record<string, unknown> => ({ resultType: "complete", ...detailedTask(s), ...RESULT_META });
+
+/** The empty acknowledgement tasks/update and tasks/cancel answer with. */
+export const PREDICTED_ACK = { resultType: "complete", ...RESULT_META };

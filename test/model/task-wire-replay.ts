@@ -15,7 +15,7 @@ import { drivenTasksApp, type InputCall, type TaskDriver } from "../fixtures/tas
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { call, modernRequest, TASKS } from "../helpers/wire.ts";
-import { detailedTask, predictedGet, taskFields, type TaskSnapshot as Snapshot } from "./envelope.ts";
+import { detailedTask, PREDICTED_ACK, predictedGet, RESULT_META, taskFields, type TaskSnapshot as Snapshot } from "./envelope.ts";
 import { BOGUS_KEY, describePath, getModelPaths, MODEL_INPUT } from "./paths.ts";
 
 const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
@@ -100,7 +100,7 @@ async function replayOnWire(backend: ReplayBackend, events: TaskEvent[]): Promis
   const created = await call(app, "tools/call", { name: "driven" }, { caps });
   expectShape(S.createTask, created.body.result);
   let chart = initialTransition(taskMachine, MODEL_INPUT)[0];
-  expect(created.body.result).toStrictEqual({ resultType: "task", ...taskFields(chart) });
+  expect(created.body.result).toStrictEqual({ resultType: "task", ...taskFields(chart), ...RESULT_META });
   const { taskId } = created.body.result as { taskId: string };
   const d = driver(taskId);
 
@@ -204,7 +204,7 @@ async function perform(
       }
       const r = await call(app, "tasks/update", { taskId, inputResponses: event.responses }, { caps });
       expectShape(S.updateTask, r.body.result);
-      expect(r.body.result).toStrictEqual({ resultType: "complete" });
+      expect(r.body.result).toStrictEqual(PREDICTED_ACK);
       return;
     }
     case "work.done":
@@ -219,7 +219,7 @@ async function perform(
     case "task.cancel": {
       const r = await call(app, "tasks/cancel", { taskId }, { caps });
       expectShape(S.cancelTask, r.body.result);
-      expect(r.body.result).toStrictEqual({ resultType: "complete" });
+      expect(r.body.result).toStrictEqual(PREDICTED_ACK);
       await eventually(remote, () => expect(d.task.signal.aborted, "cancel aborts the signal").toBe(true));
       return;
     }
@@ -291,8 +291,8 @@ async function afterTheEnd(
   const before = predictedGet(chart);
   const late = [...chart.context.issuedKeys, BOGUS_KEY];
   const ack = await call(app, "tasks/update", { taskId, inputResponses: Object.fromEntries(late.map((k) => [k, { action: "decline" }])) }, { caps });
-  expect(ack.body.result).toStrictEqual({ resultType: "complete" });
-  expect((await call(app, "tasks/cancel", { taskId }, { caps })).body.result).toStrictEqual({ resultType: "complete" });
+  expect(ack.body.result).toStrictEqual(PREDICTED_ACK);
+  expect((await call(app, "tasks/cancel", { taskId }, { caps })).body.result).toStrictEqual(PREDICTED_ACK);
   await d.send({ type: "update", statusMessage: "late" });
   const asked = await d.send({ type: "request", requests: toolRequests({ late: { method: "elicitation/create", params: { mode: "form", message: "late?", requestedSchema: { type: "object", properties: {} } } } }) });
   await withinTurns(asked!.settled, "a late requestInput", remote);

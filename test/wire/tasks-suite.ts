@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { defineMcpHandler, defineTool, type ToolDefinition } from "../../src/index.ts";
 import { mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
 import { askConfirm, tasksApp } from "../fixtures/tasks-app.ts";
-import { expectError, expectShape, S } from "../helpers/schemas.ts";
+import { expectError, expectShape, S, ownFields } from "../helpers/schemas.ts";
 import { appFor, call, modernRequest, roundRobin, TASKS } from "../helpers/wire.ts";
 
 /** Where the suite's tasks live. */
@@ -71,7 +71,7 @@ export function tasksWireSuite(backend: TaskBackend): void {
         const { app: served } = app();
         const handle = await create(served, "render");
         expectShape(S.createTask, handle);
-        expect(Object.keys(handle).sort()).toEqual(["createdAt", "lastUpdatedAt", "pollIntervalMs", "resultType", "status", "statusMessage", "taskId", "ttlMs"]);
+        expect(Object.keys(handle).sort()).toEqual(["_meta", "createdAt", "lastUpdatedAt", "pollIntervalMs", "resultType", "status", "statusMessage", "taskId", "ttlMs"]);
         expect(handle).toMatchObject({ resultType: "task", status: "working", statusMessage: "Queued", ttlMs: 600_000, pollIntervalMs: 1000 });
         expect(handle.taskId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
         expect(handle.createdAt).toBe(handle.lastUpdatedAt);
@@ -135,7 +135,7 @@ export function tasksWireSuite(backend: TaskBackend): void {
           expect(Object.keys(parked.inputRequests)).toEqual(["confirm"]);
         }
         const ack = (await update(served, taskId, { confirm: { action: "accept", content: { confirm: true } } })).body.result;
-        expect(ack).toEqual({ resultType: "complete" });
+        expect(ownFields(ack)).toEqual({ resultType: "complete" });
         expectShape(S.updateTask, ack);
         expect((await untilStatus(served, taskId, "completed")).result.content[0].text).toBe("Deleted.");
       });
@@ -237,7 +237,7 @@ export function tasksWireSuite(backend: TaskBackend): void {
         const { app: served, gates, seen } = app();
         const { taskId } = await create(served, "controlled");
         const ack = (await cancel(served, taskId)).body.result;
-        expect(ack).toEqual({ resultType: "complete" });
+        expect(ownFields(ack)).toEqual({ resultType: "complete" });
         expectShape(S.cancelTask, ack);
         await until(() => expect(seen.signalAborted).toEqual([taskId]));
         expect((await statusOf(served, taskId)).status).toBe("cancelled");
@@ -254,7 +254,7 @@ export function tasksWireSuite(backend: TaskBackend): void {
         const { app: served } = app();
         const { taskId } = await create(served, "tool_error");
         await untilStatus(served, taskId, "completed");
-        expect((await cancel(served, taskId)).body.result).toEqual({ resultType: "complete" });
+        expect(ownFields((await cancel(served, taskId)).body.result)).toEqual({ resultType: "complete" });
         expect((await statusOf(served, taskId)).status).toBe("completed");
         expectError((await cancel(served, "00000000-0000-4000-8000-000000000000")).body, -32602);
       });

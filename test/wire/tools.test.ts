@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
 import { coreApp, tools } from "../fixtures/core-app.ts";
-import { expectCacheable, expectError, expectResult, S } from "../helpers/schemas.ts";
+import { expectCacheable, expectError, expectResult, S, ownFields } from "../helpers/schemas.ts";
 import { appFor, call } from "../helpers/wire.ts";
 
 const { app } = coreApp();
@@ -104,7 +104,7 @@ describe("tools/call", () => {
 
   it("turns a thrown Error into isError with its message", async () => {
     const result = expectResult((await call(app, "tools/call", { name: "throws" })).body, S.callTool);
-    expect(result).toEqual({ resultType: "complete", content: [{ type: "text", text: "upstream refused" }], isError: true });
+    expect(ownFields(result)).toEqual({ resultType: "complete", content: [{ type: "text", text: "upstream refused" }], isError: true });
   });
 
   it("turns a thrown McpJsonRpcError into that JSON-RPC error", async () => {
