@@ -18,9 +18,12 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, async () => {
     if (stopping) return;
     stopping = true;
-    inspector.stop();
-    await Promise.all([relay.stop(), server.close(true)]);
-    process.exit(0);
+    try {
+      inspector.stop();
+      await Promise.all([relay.stop(), server.close(true)]);
+    } finally {
+      process.exit(0);
+    }
   });
 }
 
