@@ -1,16 +1,20 @@
 import type { H3Event } from "h3";
 import { invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
 import { checkParamHeaders } from "../protocol/headers.ts";
-import { validateOrThrow } from "../protocol/schema.ts";
+import { validateNow } from "../protocol/schema.ts";
 import { verifyRequestState, type MethodCall } from "./call-context.ts";
 import { requiredTaskRefusal } from "./task-api.ts";
-import { toolError, toolResultOf } from "./tool-result.ts";
+import { toolError, toolResultNow } from "./tool-result.ts";
 import type { CompiledTool } from "./tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { describeThrown } from "../utils/describe.ts";
 
-/** `tools/call` in either era: gate, header and argument checks, the handler, then the result's shape. */
-export async function callTool(call: MethodCall): Promise<JsonObject> {
+/**
+ * `tools/call` in either era: gate, header and argument checks, the handler, then the result's
+ * shape. A tool that answers synchronously (and schemas that validate synchronously) get their
+ * result without a promise; anything asynchronous on the way makes it one.
+ */
+export function callTool(call: MethodCall): JsonObject | Promise<JsonObject> {
   const { event, ctx, server, params } = call;
   const plugins = call.mount.plugins;
   const name = params.name;
@@ -29,28 +33,42 @@ export async function callTool(call: MethodCall): Promise<JsonObject> {
   }
   if (ctx.era === "modern" && tool.headerParams.length) checkParamHeaders(event.req.headers, tool.headerParams, rawArgs);
   verifyRequestState(call);
-  const args = await validateOrThrow(tool.inputSchema, rawArgs, `arguments for tool ${name}`);
+  const args = validateNow(tool.inputSchema, rawArgs, `arguments for tool ${name}`);
 
   // A task this call creates finishes its result through the same path as the call itself.
   ctx["~tool"] = tool;
-  let run = () => invoke(event, tool, args);
+  let run: () => JsonObject | Promise<JsonObject> = isThenable(args)
+    ? () => Promise.resolve(args).then((a) => invoke(event, tool, a))
+    : () => invoke(event, tool, args);
   for (let i = plugins.length - 1; i >= 0; i--) {
     const wrap = plugins[i]!.wrapToolCall;
     if (wrap) {
       const next = run;
-      run = () => Promise.resolve(wrap(event, tool.def, next));
+      // A wrapper's `next` is always a promise, rejected rather than thrown.
+      const nextPromise = async () => next();
+      run = () => Promise.resolve(wrap(event, tool.def, nextPromise));
     }
   }
   return run();
 }
 
-async function invoke(event: H3Event, tool: CompiledTool, args: unknown): Promise<JsonObject> {
+function invoke(event: H3Event, tool: CompiledTool, args: unknown): JsonObject | Promise<JsonObject> {
   let value: unknown;
   try {
-    value = await tool.def.handler(event, args as never);
+    value = tool.def.handler(event, args as never);
   } catch (error) {
-    if (McpJsonRpcError.isError(error)) throw error;
-    return toolError(describeThrown(error));
+    return thrownByTool(error);
   }
-  return toolResultOf(tool, value);
+  if (isThenable(value)) return Promise.resolve(value).then((v) => toolResultNow(tool, v), thrownByTool);
+  return toolResultNow(tool, value);
+}
+
+/** A protocol error the tool threw stays one; anything else it threw is a tool error the model may read. */
+function thrownByTool(error: unknown): JsonObject {
+  if (McpJsonRpcError.isError(error)) throw error;
+  return toolError(describeThrown(error));
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }

@@ -13,22 +13,30 @@ import { toToolResult, type CompiledTool } from "./tools.ts";
  * `structuredContent`, as the spec recommends for clients that do not read it.
  */
 export async function toolResultOf(tool: CompiledTool, value: unknown): Promise<JsonObject> {
+  return toolResultNow(tool, value);
+}
+
+/** As `toolResultOf`, at once unless the outputSchema validates asynchronously (the synchronous call's path). */
+export function toolResultNow(tool: CompiledTool, value: unknown): JsonObject | Promise<JsonObject> {
   const name = tool.def.name;
   const result = toToolResult(value);
   if (!result || (result.resultType === "complete" && !hasContentBlocks(result))) {
     throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned something that is not a tool result`);
   }
   if (result.resultType !== "complete" || result.isError) return result;
-  const issues = await outputIssues(tool, result.structuredContent);
-  if (issues) {
-    throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that does not match its outputSchema`, {
-      issues,
-    });
-  }
-  if (result.structuredContent !== undefined && (result.content as unknown[]).length === 0) {
-    return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
-  }
-  return result;
+  const checked = (issues: SchemaIssue[] | undefined): JsonObject => {
+    if (issues) {
+      throw new McpJsonRpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that does not match its outputSchema`, {
+        issues,
+      });
+    }
+    if (result.structuredContent !== undefined && (result.content as unknown[]).length === 0) {
+      return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
+    }
+    return result;
+  };
+  const issues = outputIssues(tool, result.structuredContent);
+  return issues instanceof Promise ? issues.then(checked) : checked(issues);
 }
 
 /** A tool error: the tool ran and reported a problem the model may correct. */
@@ -43,17 +51,17 @@ function hasContentBlocks(result: JsonObject): boolean {
   return Array.isArray(content) && content.every((c) => typeof c === "object" && c !== null && typeof (c as JsonObject).type === "string");
 }
 
-async function outputIssues(tool: CompiledTool, structured: unknown): Promise<SchemaIssue[] | undefined> {
+function outputIssues(tool: CompiledTool, structured: unknown): SchemaIssue[] | undefined | Promise<SchemaIssue[] | undefined> {
   const schema = tool.outputSchema;
   if (!schema) return undefined;
   if (!isStandardSchema(schema)) return jsonSchemaCheck(schema)(structured);
   const checked = validateSync(schema, structured);
   if (checked) return checked.ok ? undefined : checked.issues;
-  try {
-    await validateOrThrow(schema, structured, "structuredContent");
-    return undefined;
-  } catch (error) {
-    if (!McpJsonRpcError.isError(error)) throw error;
-    return ((error.data as { issues?: SchemaIssue[] } | undefined)?.issues ?? [{ message: error.message }]);
-  }
+  return validateOrThrow(schema, structured, "structuredContent").then(
+    () => undefined,
+    (error) => {
+      if (!McpJsonRpcError.isError(error)) throw error;
+      return (error.data as { issues?: SchemaIssue[] } | undefined)?.issues ?? [{ message: error.message }];
+    },
+  );
 }

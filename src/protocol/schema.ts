@@ -91,16 +91,26 @@ export type SchemaIssue = JsonSchemaIssue;
  * returned as sent.
  */
 export async function validateOrThrow(schema: PreparedSchema | undefined, value: unknown, what: string): Promise<unknown> {
+  return validateNow(schema, value, what);
+}
+
+/**
+ * As `validateOrThrow`, but answers at once (and throws at once) when the schema validates
+ * synchronously, as most do: a promise only when the schema's own validation is asynchronous.
+ */
+export function validateNow(schema: PreparedSchema | undefined, value: unknown, what: string): unknown {
   if (!schema) return value;
   if (!isStandardSchema(schema)) {
     const issues = jsonSchemaCheck(schema)(value);
     if (issues) throw invalidParams(`Invalid ${what}`, { issues });
     return value;
   }
-  let result = schema["~standard"].validate(value);
-  if (result instanceof Promise) result = await result;
-  if (result.issues) throw invalidParams(`Invalid ${what}`, { issues: toIssues(result.issues) });
-  return result.value;
+  const valid = (result: StandardSchemaV1.Result<unknown>) => {
+    if (result.issues) throw invalidParams(`Invalid ${what}`, { issues: toIssues(result.issues) });
+    return result.value;
+  };
+  const result = schema["~standard"].validate(value);
+  return result instanceof Promise ? result.then(valid) : valid(result);
 }
 
 /** Synchronous variant used where a schema is known to validate synchronously (zod without async refinements). */

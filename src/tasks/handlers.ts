@@ -1,7 +1,7 @@
 // tasks/get, tasks/update, tasks/cancel, the `taskIds` listen filter and the taskSupport gate.
 // They only send events to actors and turn snapshots into envelopes (in wire.ts).
 import type { H3Event } from "h3";
-import type { InputRequest } from "../../machines/task.machine.ts";
+import type { InputRequest, TaskEvent } from "../../machines/task.machine.ts";
 import { getMcpContext } from "../features/request-context.ts";
 import { invalidParams, missingCapability } from "../protocol/errors.ts";
 import { hasAnswerShape } from "../features/mrtr/answers.ts";
@@ -56,15 +56,16 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         if (typeof responses !== "object" || responses === null || Array.isArray(responses)) {
           throw invalidParams("params.inputResponses must be an object");
         }
-        return after(store.get(taskId, owner), (entry) => {
-          if (!entry) throw unknown();
-          if (entry instanceof FinishedTask) return EMPTY_ACK;
-          const answers = wellFormedAnswers(snapshotOf(entry).context.inputRequests, responses as JsonObject);
-          return after(store.send(taskId, owner, { type: "input.answer", responses: answers, at: deps.now() }), () => {
-            // The answer resumes the run in this request: keep it alive here as creation did.
-            event.waitUntil(untilIdle(entry, keepAliveFor(event).holdParkedMs));
-            return EMPTY_ACK;
-          });
+        const answer = (snapshot: TaskSnapshotLike): TaskEvent => ({
+          type: "input.answer",
+          responses: wellFormedAnswers(snapshot.context.inputRequests, responses as JsonObject),
+          at: deps.now(),
+        });
+        return after(store.send(taskId, owner, answer), (found) => {
+          if (found === false) throw unknown();
+          // The answer resumes the run in this request: keep it alive here as creation did.
+          if (found !== true) event.waitUntil(untilIdle(found, keepAliveFor(event).holdParkedMs));
+          return EMPTY_ACK;
         });
       },
     },
@@ -72,8 +73,8 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
       nameParam: "taskId",
       handler(event, params) {
         const { taskId, owner } = resolve(event, params);
-        return after(store.send(taskId, owner, { type: "task.cancel", at: deps.now() }), (known) => {
-          if (!known) throw unknown();
+        return after(store.send(taskId, owner, { type: "task.cancel", at: deps.now() }), (found) => {
+          if (found === false) throw unknown();
           return EMPTY_ACK;
         });
       },

@@ -43,6 +43,9 @@ export type StoredTask = TaskEntry | FinishedTask;
 
 export type MaybePromise<T> = T | Promise<T>;
 
+/** An event that depends on the task's state when it is applied (tasks/update reads the open requests). */
+export type EventOf = (snapshot: TaskSnapshotLike) => TaskEvent;
+
 /**
  * The interface both stores implement: in memory it answers synchronously, a shared store (Redis)
  * answers with promises.
@@ -54,8 +57,12 @@ export interface TaskStore {
   create(entry: TaskEntry): MaybePromise<boolean>;
   /** The task if it exists, is not expired and belongs to `owner`. */
   get(id: string, owner: unknown): MaybePromise<StoredTask | undefined>;
-  /** Sends an event to a live task; false when unknown or foreign. Final tasks ignore events. */
-  send(id: string, owner: unknown, event: TaskEvent): MaybePromise<boolean>;
+  /**
+   * Sends an event (or the event made from the task's current snapshot) to a live task. False when unknown
+   * or foreign; the entry when the task runs here and took the event; true otherwise (a finished task,
+   * which ignores events, or a shared store's task). One lookup either way.
+   */
+  send(id: string, owner: unknown, event: TaskEvent | EventOf): MaybePromise<TaskEntry | boolean>;
   /** Sends an event the task's own work produced; settles once it is applied. */
   dispatch(entry: TaskEntry, event: TaskEvent): MaybePromise<void>;
   /** Calls `listener` on every later snapshot of the task; returns the unsubscribe, or undefined when unknown. */
@@ -159,8 +166,11 @@ export function createTaskStore(options: {
     send(id, owner, event) {
       const p = lookup(id, owner);
       if (p === -1) return false;
-      runningAt(p, id)?.actor?.send(event);
-      return true;
+      const entry = runningAt(p, id);
+      const actor = entry?.actor;
+      if (!actor) return true;
+      actor.send(typeof event === "function" ? event(actor.getSnapshot() as TaskSnapshotLike) : event);
+      return entry;
     },
     dispatch(entry, event) {
       // After the final state the actor is gone: a late outcome changes nothing.

@@ -214,10 +214,28 @@ export async function respond(
       return errorResponse(id, toJsonRpcError(ctx["~report"](error)), era, headers);
     }
   }
-  const outcome = settle(run);
-  const first = new Promise<void>((resolve) => (channel.onFirst = resolve));
-  await Promise.race([outcome, first]);
-  channel.onFirst = undefined;
+  // A handler that answered at once without queueing a frame answers as JSON, with no promise made.
+  let outcome: Promise<Settled>;
+  try {
+    const value = run();
+    if (!isThenable(value) && channel.frames.length === 0) {
+      channel.done = true;
+      return jsonResponse(toResultMessage(id, value), 200, headers);
+    }
+    outcome = settle(() => value);
+  } catch (error) {
+    if (channel.frames.length === 0) {
+      channel.done = true;
+      return errorResponse(id, toJsonRpcError(ctx["~report"](error)), era, headers);
+    }
+    outcome = Promise.resolve({ ok: false, error });
+  }
+  // The handler may have queued its first frame before it returned (it ran synchronously so far).
+  if (channel.frames.length === 0) {
+    const first = new Promise<void>((resolve) => (channel.onFirst = resolve));
+    await Promise.race([outcome, first]);
+    channel.onFirst = undefined;
+  }
   // Nothing queued: either it finished without streaming, or it became a task (which dropped what was
   // queued, and streams nothing) and its handle is on its way.
   if (channel.frames.length === 0) {

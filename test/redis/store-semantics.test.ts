@@ -65,7 +65,7 @@ describe("what Redis holds", () => {
     expect(pttl).toBeLessThanOrEqual(60_000);
   });
 
-  it("answers tasks/get of a finished task with one Redis command", async () => {
+  it("answers tasks/get of a finished task with one Redis command, tasks/update and tasks/cancel with two", async () => {
     const { instances: [a, b] } = start(2);
     const { taskId } = await client(a).create("tool_error");
     await until(async () => (await client(b).get(taskId)).body.result.status === "completed");
@@ -81,6 +81,18 @@ describe("what Redis holds", () => {
     // The read script, and what it runs inside Redis.
     expect(grew.sort()).toEqual(["evalsha", "hmget"]);
     expect(after.evalsha! - before.evalsha!).toBe(1);
+
+    // An answer or a cancel: one read and one compare-and-set (the work reacts to neither here).
+    const parked = await client(a).create("two_rounds");
+    await until(async () => (await client(b).get(parked.taskId)).body.result.status === "input_required");
+    const running = await client(a).create("controlled");
+    for (const send of [() => client(b).update(parked.taskId, { confirm: { action: "decline" } }), () => client(b).cancel(running.taskId)]) {
+      const ahead = await stats();
+      expect(ownFields((await send()).body.result)).toEqual({ resultType: "complete" });
+      expect((await stats()).evalsha! - ahead.evalsha!).toBe(2);
+    }
+    expect(Object.keys((await client(b).get(parked.taskId)).body.result.inputRequests)).toEqual(["name"]);
+    expect((await client(b).get(running.taskId)).body.result.status).toBe("cancelled");
   });
 
   it("refuses, clearly, a snapshot written by another chart version, and keeps serving the rest", async () => {

@@ -159,7 +159,7 @@ export function createSharedStore(parts: SharedStoreParts) {
     async send(id, owner, event) {
       const task = await find(id, owner);
       if (!task) return false;
-      if (task.snapshot) await apply(id, () => event, task);
+      if (task.snapshot) await apply(id, typeof event === "function" ? event : () => event, task);
       return true;
     },
     dispatch(entry, event) {
