@@ -46,12 +46,14 @@ describe("npm run inspect", () => {
       expect(seen.some((m) => m.includes(taskId))).toBe(true);
       ws.close();
     } finally {
-      expect(await demo.stop("SIGTERM")).toEqual({ code: 0, signal: null });
+      const exit = await demo.stop("SIGTERM");
+      expect(exit, demo.output()).toEqual({ code: 0, signal: null });
     }
   });
 
   it("exits with 0 on SIGINT", async () => {
     const demo = await startDemo({ INSPECTOR_PORT: "0" }, "examples/demo/inspect.ts");
-    expect(await demo.stop("SIGINT")).toEqual({ code: 0, signal: null });
+    const exit = await demo.stop("SIGINT");
+    expect(exit, demo.output()).toEqual({ code: 0, signal: null });
   });
 });
