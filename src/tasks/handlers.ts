@@ -9,7 +9,7 @@ import type { ListenFilter, ListenStream, McpPluginMethod } from "../features/ex
 import { TASKS_EXTENSION } from "../features/task-api.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "../protocol/wire.ts";
-import { keepAliveFor, snapshotOf, untilIdle } from "./runtime.ts";
+import { keepAliveFor, snapshotOf, untilIdle } from "./keep-alive.ts";
 import { FinishedTask, type TaskStore } from "./store.ts";
 
 export interface TaskHandlerDeps {

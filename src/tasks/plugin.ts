@@ -5,7 +5,8 @@ import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
 import { getMcpContext } from "../features/request-context.ts";
 import { TASKS_EXTENSION, type TaskCapablePlugin } from "../features/task-api.ts";
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
-import { createTaskRuntime, keepAliveFor } from "./runtime.ts";
+import { keepAliveFor } from "./keep-alive.ts";
+import { createTaskRuntime } from "./runtime.ts";
 import { createTaskStore, type TaskStore } from "./store.ts";
 import type { Hub } from "../features/change-hub.ts";
 

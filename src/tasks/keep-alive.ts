@@ -1,0 +1,62 @@
+// How a request keeps the work it started alive after its response: h3's `event.waitUntil`, and on
+// Workers a creating request held while its task waits for input. Also a live task's current snapshot,
+// read from its actor or, for a shared store's task with no actor here, from the store.
+import type { H3Event } from "h3";
+import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
+import type { TaskSnapshotLike } from "../protocol/wire.ts";
+import type { TaskEntry } from "./store.ts";
+
+/** The request's waitUntil, and how long it must outlive a parked run (see `untilIdle`). */
+export interface KeepAlive {
+  waitUntil(work: Promise<unknown>): void;
+  holdParkedMs: number;
+}
+
+/**
+ * Settles when the task stops working in this request's name: when it ends (even if a run that ignores
+ * its signal never settles: that must not hold a server's graceful close open), or when it parks in
+ * input_required, after `holdParkedMs` more while it stays parked. Workers cancel the continuation of a
+ * promise another request resolves once its own request is over, so there the creating request has to
+ * outlive the wait for `tasks/update`; a pending timer also keeps workerd from calling the wait hung.
+ */
+export function untilIdle(entry: TaskEntry, holdParkedMs = 0): Promise<void> {
+  return new Promise((resolve) => {
+    // Finished already, or a shared store's task as read from Redis: its work, if it runs here at all, is
+    // followed through the entry that creation kept alive.
+    if (!entry.actor) return resolve();
+    // Status changes reach entry.listeners from whichever actor the store runs (it may restart it).
+    const listeners = (entry.listeners ??= new Set());
+    let hold: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      clearTimeout(hold);
+      listeners.delete(follow);
+      resolve();
+    };
+    const follow = (snapshot: TaskSnapshotLike) => {
+      clearTimeout(hold);
+      hold = undefined;
+      if (snapshot.value === "working") return;
+      if (snapshot.value !== "input_required" || holdParkedMs <= 0) return done();
+      hold = setTimeout(done, holdParkedMs);
+    };
+    listeners.add(follow);
+    follow(snapshotOf(entry));
+  });
+}
+
+/** A live task's current snapshot. */
+export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
+  if (!entry.actor && entry.snapshot) return entry.snapshot;
+  const snap = entry.actor!.getSnapshot();
+  return { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
+}
+
+/** Workers keep work alive for 30 s after the response (waitUntil's limit): the longest a parked run can be held. */
+const WORKERS_HOLD_MS = 30_000;
+
+/** How this request keeps the work it starts alive. */
+export function keepAliveFor(event: H3Event): KeepAlive {
+  // srvx names the runtime on the request; only workerd ends a request's promises with its response.
+  const holdParkedMs = (event.runtime as { name?: string } | undefined)?.name === "cloudflare" ? WORKERS_HOLD_MS : 0;
+  return { waitUntil: (work) => event.waitUntil(work), holdParkedMs };
+}
