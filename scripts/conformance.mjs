@@ -245,7 +245,8 @@ async function stopCluster() {
 /** Whether to run the two-instance pass: wanted, and redis-server present (or its absence fails the run). */
 async function clusterPlan() {
   if (legacy || externalUrl || noCluster || hasArg("--requirements")) return false;
-  const { findRedisServer, redisRequired, HOW_TO_RUN } = await tooling("test/helpers/redis-gate.ts");
+  const { findRedisServer, redisRequired, INSTALL_HINT } = await tooling("test/helpers/redis-gate.ts");
+  const HOW_TO_RUN = `${INSTALL_HINT}, then run npm run conformance again`;
   if (findRedisServer()) return true;
   if (redisRequired() || clusterOnly) {
     fail(`redis-server is not on PATH, and the two-instance run needs it` +

@@ -13,16 +13,20 @@ const { app } = createDemo({ inspect: inspector.inspect });
 const server = serve(app, { port, hostname: "127.0.0.1", silent: true, gracefulShutdown: false });
 await server.ready();
 
-console.log(`h3-mcp demo listening on http://127.0.0.1:${port}/mcp, with the Stately inspector`);
-console.log(`Open ${relay.url} in a browser (with internet, for the stately.ai UI) to watch each task as an actor.`);
-
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, async () => {
     if (stopping) return;
     stopping = true;
-    inspector.stop();
-    await Promise.all([relay.stop(), server.close(true)]);
-    process.exit(0);
+    try {
+      inspector.stop();
+      await Promise.all([relay.stop(), server.close(true)]);
+    } finally {
+      process.exit(0);
+    }
   });
 }
+
+// Printed once the signals are handled: whoever waits for this line may stop the process at once.
+console.log(`h3-mcp demo listening on http://127.0.0.1:${port}/mcp, with the Stately inspector`);
+console.log(`Open ${relay.url} in a browser (with internet, for the stately.ai UI) to watch each task as an actor.`);

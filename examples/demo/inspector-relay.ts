@@ -33,9 +33,9 @@ function page(wsUrl: string): string {
 
 /** Starts the relay on 127.0.0.1:`port` (0 for any free port). */
 export async function startInspectorRelay(port: number) {
+  let html = "";
   const http = createServer((_req, res) => {
-    const { port: bound } = http.address() as AddressInfo;
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page(`ws://127.0.0.1:${bound}`));
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
   });
   const wss = new WebSocketServer({ server: http });
   const recent: string[] = [];
@@ -52,9 +52,11 @@ export async function startInspectorRelay(port: number) {
     http.once("error", reject);
     http.listen(port, "127.0.0.1", resolve);
   });
+  const { port: bound } = http.address() as AddressInfo;
+  html = page(`ws://127.0.0.1:${bound}`);
   return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    wsUrl: `ws://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${bound}`,
+    wsUrl: `ws://127.0.0.1:${bound}`,
     async stop() {
       for (const peer of wss.clients) peer.terminate();
       wss.close();

@@ -2,6 +2,7 @@
 //   tools.ts, prompts.ts, resources.ts  the definitions and their compiled, mount-time form
 //   compiled-server.ts                  McpServerOptions compiled once: tables, list pages, capabilities, discover
 //   call-tool.ts, content-methods.ts    tools/call; prompts/get, resources/read, completion/complete (both eras)
+//   tool-result.ts                      a tool's value as its result: the one path for calls and tasks alike
 //   call-context.ts                     MethodCall: what a method implementation gets about the call it serves
 //   mrtr/                               input requests, reading and validating answers, signing requestState
 //   request-context.ts                  McpContext, the per-request context contract, and getMcpContext

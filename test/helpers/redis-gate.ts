@@ -28,8 +28,8 @@ export function redisRequired(env: NodeJS.ProcessEnv = process.env): boolean {
   return flag(env.CI) || flag(env.H3_MCP_REQUIRE_REDIS);
 }
 
-export const HOW_TO_RUN =
-  "install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis), then run npm test again";
+export const INSTALL_HINT = "install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis)";
+export const HOW_TO_RUN = `${INSTALL_HINT}, then run npm test again`;
 
 /** What `startRedis()` throws when there is no server to start. */
 export function missingServerMessage(): string {

@@ -4,12 +4,16 @@ import { createParser } from "eventsource-parser";
 export function sseReader(res: Response) {
   const queue: any[] = [];
   const waiting: ((m: any) => void)[] = [];
+  let comments = 0;
   const parser = createParser({
     onEvent(e) {
       const msg = JSON.parse(e.data);
       const w = waiting.shift();
       if (w) w(msg);
       else queue.push(msg);
+    },
+    onComment() {
+      comments++;
     },
   });
   const reader = res.body!.getReader();
@@ -46,6 +50,10 @@ export function sseReader(res: Response) {
     },
     get ended() {
       return ended;
+    },
+    /** Comment frames (keep-alives) seen so far. */
+    get comments() {
+      return comments;
     },
     async close() {
       await reader.cancel();

@@ -42,16 +42,18 @@ describe("npm run inspect", () => {
       const caps = { elicitation: {}, extensions: { [TASKS]: {} } };
       const created = await call(overHttp(demo.url) as never, "tools/call", { name: "render", arguments: { frames: 1, msPerFrame: 0 } }, { caps });
       const taskId = created.body.result.taskId as string;
-      for (let i = 0; i < 100 && !seen.some((m) => m.includes(taskId)); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(seen.some((m) => m.includes(taskId))).toBe(true);
+      for (let i = 0; i < 300 && !seen.some((m) => m.includes(taskId)); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(seen.some((m) => m.includes(taskId)), demo.output()).toBe(true);
       ws.close();
     } finally {
-      expect(await demo.stop("SIGTERM")).toEqual({ code: 0, signal: null });
+      const exit = await demo.stop("SIGTERM");
+      expect(exit, demo.output()).toEqual({ code: 0, signal: null });
     }
   });
 
   it("exits with 0 on SIGINT", async () => {
     const demo = await startDemo({ INSPECTOR_PORT: "0" }, "examples/demo/inspect.ts");
-    expect(await demo.stop("SIGINT")).toEqual({ code: 0, signal: null });
+    const exit = await demo.stop("SIGINT");
+    expect(exit, demo.output()).toEqual({ code: 0, signal: null });
   });
 });

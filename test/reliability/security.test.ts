@@ -1,5 +1,5 @@
 // Every claim of docs/security.md, checked. Section titles match the document's.
-import { H3 } from "h3";
+import { H3, HTTPError } from "h3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpRequestState, mcpValidateElicitation, type McpHandlerConfig } from "../../src/index.ts";
 import { mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
@@ -62,6 +62,26 @@ describe("Legacy session ids", () => {
 
 describe("bind", () => {
   const bound = () => taskApp({ bind: (e) => e.req.headers.get(CALLER) });
+
+  it("may refuse the h3 way: an HTTPError keeps its status and headers, with a JSON-RPC body that says what it is, and nothing happens", async () => {
+    const { create, send, plugin } = taskApp({
+      bind: (e) => {
+        const caller = e.req.headers.get(CALLER);
+        if (caller === "blocked") throw HTTPError.status(403);
+        if (!caller) throw new HTTPError({ status: 401, message: "Sign in first", headers: { "www-authenticate": "Bearer" } });
+        return caller;
+      },
+    });
+    const taskId = await create({ caller: "alice" });
+    for (const [method, params] of [["tools/call", { name: "job" }], ["tasks/get", { taskId }], ["tasks/cancel", { taskId }]] as const) {
+      const anonymous = await send(method, params);
+      expect([method, anonymous.status, anonymous.body.error]).toEqual([method, 401, { code: -32600, message: "Unauthenticated: Sign in first" }]);
+      const blocked = await send(method, params, { caller: "blocked" });
+      expect([method, blocked.status, blocked.body.error]).toEqual([method, 403, { code: -32600, message: "Forbidden" }]);
+    }
+    expect(plugin.store.size).toBe(1);
+    expect((await send("tasks/get", { taskId }, { caller: "alice" })).body.result.status).toBe("working");
+  });
 
   it("makes another caller's task read exactly like an unknown id, for every method", async () => {
     const { app, create, send } = bound();

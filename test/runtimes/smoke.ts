@@ -3,10 +3,12 @@
 // session; raw requests for the task flows and the idle streams; every shape checked against the schemas
 // published on npm.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createParser } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NAME_PARAM } from "../helpers/name-params.ts";
+import { overHttp } from "../helpers/demo-process.ts";
+import { legacyClient } from "../helpers/legacy.ts";
 import { expectResult, expectShape, S } from "../helpers/schemas.ts";
+import { sseReader } from "../helpers/sse.ts";
+import { call, modernRequest } from "../helpers/wire.ts";
 import type { Launched } from "./launch.ts";
 
 const V = "2026-07-28";
@@ -25,25 +27,8 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
     });
 
     const caps = { elicitation: {}, extensions: { [TASKS]: {} } };
-    let nextId = 1;
-    async function post(method: string, params: Record<string, unknown> = {}): Promise<any> {
-      const headers: Record<string, string> = {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": V,
-        "mcp-method": method,
-      };
-      const field = NAME_PARAM[method];
-      if (field && typeof params[field] === "string") headers["mcp-name"] = params[field] as string;
-      const meta = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": caps };
-      const res = await fetch(server.url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: meta } }),
-      });
-      expect(res.headers.get("content-type")).toContain("application/json");
-      return res.json();
-    }
+    const post = async (method: string, params: Record<string, unknown> = {}): Promise<any> =>
+      (await call(overHttp(server.url.href) as never, method, params, { caps })).body;
 
     async function pollUntil(taskId: string, status: string): Promise<any> {
       const deadline = Date.now() + 15_000;
@@ -61,29 +46,6 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
       expectShape(S.createTask, created);
       expect(created.status).toBe("working");
       return created.taskId as string;
-    }
-
-    async function legacySession(): Promise<string> {
-      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-      const init = await fetch(server.url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: `${name}-smoke`, version: "1" } },
-        }),
-      });
-      expectShape(S.initialize, (await init.json()).result);
-      const sessionId = init.headers.get("mcp-session-id")!;
-      const initialized = await fetch(server.url, {
-        method: "POST",
-        headers: { ...headers, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
-        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-      });
-      expect(initialized.status).toBe(202);
-      return sessionId;
     }
 
     function sdkClient(version: string) {
@@ -147,41 +109,26 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
     });
 
     it(`keeps an idle listen stream and a legacy GET stream open for ${IDLE_MS / 1000} s with keep-alives, then delivers a frame`, async () => {
-      const listen = await fetch(server.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": V,
-          "mcp-method": "subscriptions/listen",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: "listen-1",
-          method: "subscriptions/listen",
-          params: {
-            notifications: { toolsListChanged: true },
-            _meta: { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} },
-          },
-        }),
-      });
+      const listen = await overHttp(server.url.href).fetch(
+        modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "listen-1" }),
+      );
       expect(listen.status).toBe(200);
-      const modern = sseStream(listen);
+      const modern = sseReader(listen);
       expectShape(S.listenAck, await modern.next());
 
       // A raw legacy session: the SDK client would open (and reopen) the session's one GET stream itself.
-      const sessionId = await legacySession();
-      const get = await fetch(server.url, {
-        headers: { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
-      });
+      const legacy = await legacyClient(overHttp(server.url.href) as never);
+      expect(legacy.initStatus).toBe(200);
+      expectShape(S.initialize, legacy.initResult);
+      const get = await legacy.get();
       expect(get.status).toBe(200);
-      const old = sseStream(get);
+      const old = sseReader(get);
       try {
         await new Promise((r) => setTimeout(r, IDLE_MS));
         for (const stream of [modern, old]) {
           expect(stream.ended).toBe(false);
-          // A comment at least every 10 s, the idle timeout the keep-alive has to beat.
-          expect(stream.comments).toBeGreaterThanOrEqual(Math.floor(IDLE_MS / 10_000));
+          // The default keep-alive (every 5 s) beats the 10 s idle timeout: 3 comments at least in 20 s.
+          expect(stream.comments).toBeGreaterThanOrEqual(3);
         }
         expectResult(await post("tools/call", { name: "announce", arguments: {} }), S.callTool);
         const changed = await modern.next(5000);
@@ -209,56 +156,4 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
       }
     });
   });
-}
-
-/** An SSE body read as it arrives: JSON messages in order, and how many comment frames came. */
-function sseStream(res: Response) {
-  const queue: any[] = [];
-  const waiting: ((m: any) => void)[] = [];
-  let comments = 0;
-  let ended = false;
-  const parser = createParser({
-    onEvent(e) {
-      const msg = JSON.parse(e.data);
-      const w = waiting.shift();
-      if (w) w(msg);
-      else queue.push(msg);
-    },
-    onComment() {
-      comments++;
-    },
-  });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const pump = (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } catch {
-      // cancelled, or the server dropped the stream: `ended` says so
-    }
-    ended = true;
-  })();
-  return {
-    get comments() {
-      return comments;
-    },
-    get ended() {
-      return ended;
-    },
-    next(timeoutMs = 2000): Promise<any> {
-      if (queue.length) return Promise.resolve(queue.shift());
-      return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no SSE message within ${timeoutMs} ms`)), timeoutMs);
-        waiting.push((m) => (clearTimeout(t), resolve(m)));
-      });
-    },
-    async close() {
-      await reader.cancel().catch(() => {});
-      await pump;
-    },
-  };
 }
