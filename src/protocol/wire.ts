@@ -233,3 +233,9 @@ export function toTaskNotificationParams(snapshot: TaskSnapshotLike, subscriptio
 }
 
 export const EMPTY_ACK: JsonObject = Object.freeze({ resultType: "complete" }) as JsonObject;
+
+/** A finished task's kept `tasks/get` JSON as the DetailedTask a notification carries: the same fields, no resultType. */
+export function toDetailedTaskFromGetJson(json: string): JsonObject {
+  const { resultType: _, ...task } = JSON.parse(json) as JsonObject;
+  return task;
+}

@@ -8,7 +8,7 @@ import { hasAnswerShape } from "../features/mrtr/answers.ts";
 import type { ListenFilter, ListenStream, McpPluginMethod } from "../features/extension-plugin.ts";
 import { TASKS_EXTENSION } from "../features/task-api.ts";
 import type { JsonObject } from "../protocol/types.ts";
-import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "../protocol/wire.ts";
+import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toDetailedTaskFromGetJson, toGetTaskResult, type TaskSnapshotLike } from "../protocol/wire.ts";
 import { keepAliveFor, snapshotOf, untilIdle } from "./keep-alive.ts";
 import { FinishedTask, type TaskStore } from "./store.ts";
 
@@ -140,7 +140,7 @@ function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner:
       }
       stream.onClose(off);
       if (entry instanceof FinishedTask) {
-        if (sent === undefined) stream.notify("notifications/tasks", finishedDetailedTask(entry));
+        if (sent === undefined) stream.notify("notifications/tasks", toDetailedTaskFromGetJson(entry.json));
         sent = entry.status;
         return true;
       }
@@ -157,12 +157,6 @@ function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner:
 /** `fn(value)`, after the value when it is a promise: the in-memory store stays synchronous. */
 function after<T, R>(value: T | Promise<T>, fn: (value: T) => R | Promise<R>): R | Promise<R> {
   return value instanceof Promise ? value.then(fn) : fn(value);
-}
-
-/** A finished task's kept `tasks/get` JSON as the DetailedTask a notification carries. */
-function finishedDetailedTask(entry: FinishedTask): JsonObject {
-  const { resultType: _, ...task } = JSON.parse(entry.json) as JsonObject;
-  return task;
 }
 
 // setTimeout's longest delay; a longer ttl waits in steps.
