@@ -1,7 +1,7 @@
 // The chart as a shared store uses it: a task's persisted snapshot is restored with `resolveState`
-// and the next one computed with xstate's pure `transition()`. The chart alone decides what changes.
+// and the next one computed with the chart's pure transition. The chart alone decides what changes.
 import { createHash } from "node:crypto";
-import { transition } from "xstate";
+import { type ActorScope, type AnyMachineSnapshot, createActor } from "xstate";
 import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
 import type { TaskSnapshotLike } from "../../protocol/wire.ts";
@@ -31,18 +31,38 @@ export function decodeSnapshot(id: string, chartVersion: string, json: string): 
   }
 }
 
-/** The chart's answer to `event` in `snapshot`: the next snapshot, or undefined when nothing changes. */
+/**
+ * The chart's answer to `event` in `snapshot`: the next snapshot, or undefined when nothing changes.
+ * `snapshot` may be a live actor's own snapshot (used as it is) or a plain stored one (resolved first).
+ */
 export function nextSnapshot(snapshot: TaskSnapshotLike, event: TaskEvent): { snapshot: TaskSnapshotLike; final: boolean } | undefined {
-  const state = taskMachine.resolveState({ value: snapshot.value, context: snapshot.context });
-  const [next] = transition(taskMachine, state, event);
-  // xstate hands back the same snapshot when no transition was taken.
+  const state = isMachineSnapshot(snapshot) ? snapshot : taskMachine.resolveState({ value: snapshot.value, context: snapshot.context });
+  const next = taskMachine.transition(state as never, event, inertScope());
+  // The chart hands back the very snapshot it was given when no transition was taken (an unknown
+  // event, or a guard that refused: a repeated status message, an answer naming no open request).
   if (next === state) return undefined;
-  const out = { value: next.value as TaskStateValue, context: next.context as TaskContext };
-  if (out.value === snapshot.value && JSON.stringify(out.context) === JSON.stringify(snapshot.context)) return undefined;
-  return { snapshot: out, final: next.status === "done" };
+  return { snapshot: { value: next.value as TaskStateValue, context: next.context as TaskContext }, final: next.status === "done" };
 }
 
 // --- Internal ---
+
+/**
+ * What xstate's `transition()` builds on every call (an actor, its system and a scope whose effects go
+ * nowhere), made once, on first use: nothing may run at import. The chart has no children, delays or
+ * effects beyond `assign`, so one scope serves every task.
+ */
+let scope: ActorScope<any, any, any, any> | undefined;
+function inertScope(): ActorScope<any, any, any, any> {
+  if (scope) return scope;
+  const self = createActor(taskMachine, { input: { taskId: "", now: 0, ttlMs: null, pollIntervalMs: 0 } });
+  const none = () => {};
+  scope = { self, defer: none, id: "", logger: none, sessionId: "", stopChild: none, system: self.system, emit: none, actionExecutor: none } as never;
+  return scope!;
+}
+
+function isMachineSnapshot(snapshot: TaskSnapshotLike): snapshot is TaskSnapshotLike & AnyMachineSnapshot {
+  return (snapshot as Partial<AnyMachineSnapshot>).machine === taskMachine;
+}
 
 function unreadable(id: string, why: string): McpJsonRpcError {
   return new McpJsonRpcError(ErrorCode.InternalError, `Task ${id} cannot be read by this server: ${why}`);
