@@ -223,9 +223,17 @@ export function toGetTaskResult(snapshot: TaskSnapshotLike): JsonObject {
   return { resultType: "complete", ...toDetailedTask(snapshot) };
 }
 
-/** A final snapshot's `tasks/get` result, serialised: what a finished task keeps. */
-export function toGetTaskResultJson(snapshot: TaskSnapshotLike): string {
-  return JSON.stringify(toGetTaskResult(snapshot));
+/**
+ * A final snapshot's `tasks/get` result, serialised: what a finished task keeps. `resultJson` is the
+ * completed task's result already serialised (the runtime serialises it once, to know it is JSON), spliced
+ * in rather than serialised again; it goes last, where `toDetailedTask` puts the result.
+ */
+export function toGetTaskResultJson(snapshot: TaskSnapshotLike, resultJson?: string): string {
+  if (resultJson === undefined || snapshot.value !== "completed" || snapshot.context.result?.resultType === undefined) {
+    return JSON.stringify(toGetTaskResult(snapshot));
+  }
+  const head = JSON.stringify({ resultType: "complete", ...toTask(snapshot) });
+  return `${head.slice(0, -1)},"result":${resultJson}}`;
 }
 
 export function toTaskNotificationParams(snapshot: TaskSnapshotLike, subscriptionId: RequestId): JsonObject {
