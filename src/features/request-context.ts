@@ -39,6 +39,8 @@ export interface McpContext {
    * reports through `task.update`), and what was queued for the request's stream is dropped.
    */
   "~becameTask"(): void;
+  /** @internal Whether the client already went away, told without making the signal (most requests never need it). */
+  "~gone"(): boolean;
 }
 
 declare module "h3" {

@@ -106,7 +106,7 @@ function whyNoTask(event: H3Event): Refusal | undefined {
   if (ctx.method !== "tools/call") return "method";
   if (!ctx.clientCapabilities.extensions?.[TASKS_EXTENSION]) return "undeclared";
   // A task for a caller that already went away would hold a slot for its whole ttl with nobody to poll it.
-  if (ctx.signal.aborted) return "gone";
+  if (ctx["~gone"]()) return "gone";
   return plugin["~refusal"](event) ? "plugin" : undefined;
 }
 

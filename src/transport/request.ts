@@ -130,6 +130,13 @@ class Context implements RequestContext {
     return this.#abort.signal;
   }
 
+  "~gone"(): boolean {
+    if (this.#abort) return this.#abort.signal.aborted;
+    const res = (this.#event.runtime as NodeRuntime | undefined)?.node?.res;
+    if (res) return res.destroyed && !res.writableEnded;
+    return this.#event.req.signal?.aborted === true;
+  }
+
   progress(progress: number, total?: number, message?: string): void {
     if (this.#task) throw new McpUsageError("TASK_PROGRESS", "mcpProgress cannot report on a task: use task.update({ statusMessage })");
     const progressToken = this.meta.progressToken;

@@ -1,7 +1,8 @@
 // Where no task may be given, the answer is a JSON-RPC error that names the cause, never a tool
 // result a model would read as its own tool failing: an undeclared extension, a plugin that is not
 // installed or not enabled, a full store, a caller that already went away, a `bind` that refuses.
-import { HTTPError, type H3Event } from "h3";
+import { request as httpRequest } from "node:http";
+import { H3, HTTPError, serve, type H3Event } from "h3";
 import { describe, expect, it } from "vitest";
 import * as root from "../../src/index.ts";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
@@ -99,6 +100,49 @@ describe("a call whose client has already gone", () => {
     expect(verdicts).toEqual([false]);
     expect(plugin.store.size).toBe(0);
     expect(expectError(await res.json(), -32603).message).toMatch(/went away/);
+  });
+});
+
+describe("a call whose client hung up, over real HTTP (srvx on Node)", () => {
+  it("creates no task once the connection is gone", async () => {
+    let hungUp!: () => void;
+    const gone = new Promise<void>((r) => (hungUp = r));
+    const verdicts: boolean[] = [];
+    let answered!: () => void;
+    const handled = new Promise<void>((r) => (answered = r));
+    const tool = defineTool({
+      name: "slow",
+      handler: async (event) => {
+        await gone;
+        // The close reaches the response a moment after the socket is destroyed.
+        await new Promise((r) => setTimeout(r, 50));
+        verdicts.push(canCreateTask(event));
+        try {
+          return mcpTask(event, { run: () => ({ content: [] }) });
+        } finally {
+          answered();
+        }
+      },
+    });
+    const plugin = mcpTasks();
+    const app = new H3().all("/mcp", defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [plugin] }));
+    const server = serve(app, { port: 0, hostname: "127.0.0.1", silent: true });
+    await server.ready();
+    try {
+      const base = modernRequest("tools/call", { name: "slow" }, { caps });
+      const url = new URL("/mcp", server.url!);
+      const req = httpRequest(url, { method: "POST", headers: Object.fromEntries(base.headers) });
+      req.on("error", () => {});
+      req.end(await base.text());
+      await new Promise((r) => setTimeout(r, 100));
+      req.destroy();
+      hungUp();
+      await handled;
+      expect(verdicts).toEqual([false]);
+      expect(plugin.store.size).toBe(0);
+    } finally {
+      await server.close(true);
+    }
   });
 });
 

@@ -1,0 +1,171 @@
+// What `run` works with (its `McpTaskContext`) and what follows the task's actor on its behalf: the
+// snapshots it reports to input waiters and listeners, the end that finishes the task in the store and
+// aborts the signal. One object per running task, with nothing of the request that created it (a
+// working task must not keep its request's context, headers or arguments alive).
+import type { TaskEvent, TaskStateValue } from "../../machines/task.machine.ts";
+import { McpUsageError } from "../protocol/errors.ts";
+import { assertCanAsk, type InputAnswers, type InputRequest } from "../features/mrtr/input-requests.ts";
+import type { McpTaskContext } from "../features/task-api.ts";
+import type { ClientCapabilities } from "../protocol/types.ts";
+import { isTerminalStatus, toGetTaskResultJson, type TaskSnapshotLike } from "../protocol/wire.ts";
+import type { MaybePromise, TaskEntry, TaskStore } from "./store.ts";
+
+// Shared abort reasons: a per-task Error would keep its stopped actor reachable through the stack it captured.
+const CANCELLED = new DOMException("The task was cancelled", "AbortError");
+const ENDED = new DOMException("The task ended", "AbortError");
+
+type Waiter = (snapshot: TaskSnapshotLike) => void;
+
+export class TaskRun implements McpTaskContext {
+  readonly taskId: string;
+  /** The actor's observer (also what a store that restarts the actor subscribes again). */
+  readonly observer: (snap: { value: unknown; context: unknown }) => void;
+  #entry: TaskEntry;
+  #store: TaskStore;
+  #caps: ClientCapabilities;
+  #now: () => number;
+  #waiters: Set<Waiter> | undefined;
+  #lastStatus: TaskStateValue = "working";
+  #ended: TaskStateValue | undefined;
+  #signal: AbortSignal | undefined;
+  // A round being opened: with a shared store the chart shows it only after a round trip, and a second
+  // call meanwhile must be refused, not mistake the first round for its own.
+  #asking = false;
+  /** The result sent with `work.done` and its JSON, so the final `tasks/get` JSON does not serialise it again. */
+  #result: { value: object; json: string } | undefined;
+
+  constructor(entry: TaskEntry, store: TaskStore, caps: ClientCapabilities, now: () => number) {
+    this.taskId = entry.id;
+    this.#entry = entry;
+    this.#store = store;
+    this.#caps = caps;
+    this.#now = now;
+    this.observer = (snap) => this.#observe(snap as TaskSnapshotLike);
+  }
+
+  /** Aborted by cancellation and by failure; made on first read (most runs never read it). */
+  get signal(): AbortSignal {
+    return (this.#signal ??= this.#newSignal());
+  }
+
+  update({ statusMessage }: { statusMessage: string }): void {
+    if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
+    void this.send({ type: "status.update", statusMessage, at: this.#now() });
+  }
+
+  requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>> {
+    return new Promise((resolve, reject) => {
+      const actor = this.#entry.actor;
+      if (!actor) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
+      // One round at a time: the chart only opens a round from `working`, and an answer must never
+      // be handed to a call whose question the client was not shown.
+      if (this.#asking || actor.getSnapshot().value !== "working") {
+        return reject(new McpUsageError("INPUT_PENDING", "An input round is already open; await it before asking again"));
+      }
+      try {
+        assertCanAsk(requests, this.#caps);
+      } catch (error) {
+        return reject(error);
+      }
+      const keys = Object.keys(requests);
+      if (!keys.length) return resolve({} as InputAnswers<R>);
+      const wire = Object.fromEntries(
+        keys.map((key) => {
+          const r = requests[key] as InputRequest;
+          return [key, { method: r.method, params: r.params }];
+        }),
+      );
+      // The round counts as open once the chart shows it; with a shared store that may come after
+      // `send` returns, and the answers may even arrive before `send` settles.
+      let opened = false;
+      this.#asking = true;
+      const waiters = (this.#waiters ??= new Set());
+      const waiter: Waiter = (snapshot) => {
+        if (snapshot.value === "input_required") opened = true;
+        else if (snapshot.value === "working" && opened) {
+          waiters.delete(waiter);
+          this.#asking = false;
+          const answers = snapshot.context.answers;
+          resolve(Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]])) as InputAnswers<R>);
+        } else if (isTerminalStatus(snapshot.value)) {
+          waiters.delete(waiter);
+          this.#asking = false;
+          reject(new McpUsageError("TASK_ENDED", `The task ended (${snapshot.value}) while waiting for input`));
+        }
+      };
+      waiters.add(waiter);
+      const notOpened = () => {
+        if (opened || !waiters.has(waiter)) return;
+        waiters.delete(waiter);
+        this.#asking = false;
+        reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
+      };
+      const sent = this.send({ type: "input.request", requests: wire, at: this.#now() });
+      if (sent instanceof Promise) sent.then(notOpened, notOpened);
+      else notOpened();
+    });
+  }
+
+  /** @internal Sends an event the work produced; settles once the store applied it. */
+  send(event: TaskEvent): MaybePromise<void> {
+    return this.#store.dispatch(this.#entry, event);
+  }
+
+  /** @internal Ends the task with `result`, whose JSON the caller already made. */
+  complete(result: Record<string, unknown>, json: string): MaybePromise<void> {
+    this.#result = { value: result, json };
+    return this.send({ type: "work.done", result, at: this.#now() });
+  }
+
+  /** @internal The run threw or rejected with something other than a McpJsonRpcError. */
+  toolError(message: string): MaybePromise<void> {
+    return this.send({ type: "work.toolError", message, at: this.#now() });
+  }
+
+  /** @internal The run, or its result, failed with a protocol error. */
+  protocolError(error: { code: number; message: string; data?: unknown }): MaybePromise<void> {
+    return this.send({ type: "work.protocolError", error, at: this.#now() });
+  }
+
+  #observe(snapshot: TaskSnapshotLike): void {
+    if (this.#waiters) for (const waiter of this.#waiters) waiter(snapshot);
+    const changed = snapshot.value !== this.#lastStatus;
+    this.#lastStatus = snapshot.value;
+    const entry = this.#entry;
+    if (changed && entry.listeners) {
+      for (const listener of entry.listeners) {
+        try {
+          listener(snapshot);
+        } catch {
+          // A listener's failure is its own stream's problem, never the task's.
+        }
+      }
+    }
+    if (!isTerminalStatus(snapshot.value)) return;
+    const abort = entry.abort;
+    const final = entry.actor;
+    this.#ended = snapshot.value;
+    const result = this.#result;
+    const resultJson = result && snapshot.context.result === result.value ? result.json : undefined;
+    this.#result = undefined;
+    this.#store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot, resultJson));
+    final?.stop();
+    const reason = abortReason(snapshot.value);
+    if (reason) abort?.abort(reason);
+  }
+
+  /** Made after the end, the signal is already aborted (unless the task completed). */
+  #newSignal(): AbortSignal {
+    const controller = new AbortController();
+    const reason = this.#ended && abortReason(this.#ended);
+    if (reason) controller.abort(reason);
+    else if (!this.#ended) this.#entry.abort = controller;
+    return controller.signal;
+  }
+}
+
+/** Why a task's signal aborts; a completed task's signal never does. */
+function abortReason(status: TaskStateValue): DOMException | undefined {
+  return status === "cancelled" ? CANCELLED : status === "failed" ? ENDED : undefined;
+}
+
