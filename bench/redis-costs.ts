@@ -1,6 +1,6 @@
 // What the Redis store costs besides time, in-process through app.fetch against a throwaway redis-server:
-//  - memory: Redis's own MEMORY USAGE of a finished task's keys (its hash, plus its share of the
-//    count sorted set), beside the size of the tasks/get JSON it answers;
+//  - memory: Redis's own MEMORY USAGE of a finished task's keys (its key, one string once finished, plus
+//    its share of the count sorted set), beside the size of the tasks/get JSON it answers;
 //  - contention: compare-and-set retries per 1,000 changes while the worker (status updates) and
 //    tasks/update (answers) write the same task at once.
 //   node --import tsx bench/redis-costs.ts [--n 2000] [--rounds 300] [--json]
@@ -74,6 +74,7 @@ try {
   const memory = {
     n: N,
     sampled: sample.length,
+    // The task's own key (named hashBytes for the report's readers; a finished task's key is a string).
     hashBytes: keyBytes / sample.length,
     countShareBytes: countSet / countSize,
     jsonBytes: jsonBytes / sample.length,
@@ -102,7 +103,7 @@ try {
   if (values.json) console.log(JSON.stringify(report));
   else {
     console.log(
-      `Redis ${report.redis}: a finished task holds ${memory.hashBytes.toFixed(0)} B in its hash + ${memory.countShareBytes.toFixed(0)} B of the count set, ` +
+      `Redis ${report.redis}: a finished task holds ${memory.hashBytes.toFixed(0)} B in its key + ${memory.countShareBytes.toFixed(0)} B of the count set, ` +
         `for a ${memory.jsonBytes.toFixed(0)} B tasks/get result (${((memory.hashBytes + memory.countShareBytes) / memory.jsonBytes).toFixed(2)}×), sampled ${memory.sampled} of ${N}`,
     );
     console.log(

@@ -50,7 +50,7 @@ try {
   rows.push([`used_memory per completed task (${many})`, `${Math.round(((await used()) - before) / many)} B`]);
   rows.push([`count zset with ${many + 4} tasks, per task`, `${Math.round((await usage(`${store.keyPrefix}tasks`)) / (many + 4))} B`]);
   const keys = (await redis.cli("KEYS", `${store.keyPrefix}*`)).split("\n").filter((k) => !k.includes(":task:")).sort();
-  console.log(`keys besides the task hashes: ${keys.join(", ")}`);
+  console.log(`keys besides the task keys: ${keys.join(", ")}`);
   for (const [what, size] of rows) console.log(`${what.padEnd(45)} ${size}`);
 } finally {
   await store.close();

@@ -5,6 +5,7 @@ import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
 import { toGetTaskResultJson, type TaskSnapshotLike } from "../../protocol/wire.ts";
 import { decodeSnapshot, encodeSnapshot, nextSnapshot } from "./chart.ts";
 import type { Connection } from "./connection.ts";
+import { parseFinished, storedFinalJson } from "./finished.ts";
 import type { StoreKeys } from "./keys.ts";
 import type { LocalTasks } from "./local-tasks.ts";
 import { APPLY, READ } from "./scripts.ts";
@@ -46,10 +47,10 @@ export function createChanges(parts: { conn: Connection; keys: StoreKeys; local:
   let retries = 0;
 
   const read = async (id: string): Promise<ReadTask | undefined> => {
-    const reply = await conn.run<[string, string, string, string, string, number] | null>(READ, [keys.task(id)], [keys.leasePrefix]);
+    const reply = await conn.run<string | [string, string, string, string, number] | null>(READ, [keys.task(id)], [keys.leasePrefix]);
     if (!reply) return undefined;
-    const [owner, final, version, chart, snapshot, alive] = reply;
-    if (final) return { owner, version: Number(version), final, alive: true };
+    if (typeof reply === "string") return { ...parseFinished(id, reply), alive: true };
+    const [owner, version, chart, snapshot, alive] = reply;
     return { owner, version: Number(version), snapshot: decodeSnapshot(id, chart, snapshot), alive: Number(alive) === 1 };
   };
 
@@ -66,11 +67,8 @@ export function createChanges(parts: { conn: Connection; keys: StoreKeys; local:
     const message: ChangeMessage = { i: id, v: version, e: event, t: step.snapshot.value };
     if (step.snapshot.value !== task.snapshot!.value) message.s = step.snapshot;
     const final = step.final ? toGetTaskResultJson(step.snapshot) : "";
-    const written = await conn.run<number>(
-      APPLY,
-      [keys.task(id)],
-      [task.version, final ? "" : encodeSnapshot(step.snapshot), final, keys.changes, JSON.stringify(message), lease],
-    );
+    const args = [task.version, final ? "" : encodeSnapshot(step.snapshot), final && storedFinalJson(id, final), keys.changes, JSON.stringify(message), lease];
+    const written = await local.writing(id, () => conn.run<number>(APPLY, [keys.task(id)], args));
     if (written === -1) return undefined;
     if (written !== 1) return REFUSED;
     local.feed(id, version, event);

@@ -17,6 +17,8 @@ interface LocalTask {
   expiry?: ReturnType<typeof setTimeout>;
   /** The task's own changes, written one after the other. */
   queue: Promise<unknown>;
+  /** Compare-and-sets of this task under way from here: until they are answered the actor may be behind. */
+  writing: number;
   /** The last change queued, while it has not started: a status update there may still be replaced. */
   waiting?: { event: TaskEvent; readonly done: Promise<void> };
   /** Waiting for the actor to reach a version. */
@@ -56,7 +58,7 @@ export function createLocalTasks(options: {
 
   return {
     add(entry: TaskEntry, owner: string) {
-      const task: LocalTask = { entry, owner, applied: 1, pending: new Map(), queue: Promise.resolve(), catchUp: new Set() };
+      const task: LocalTask = { entry, owner, applied: 1, writing: 0, pending: new Map(), queue: Promise.resolve(), catchUp: new Set() };
       tasks.set(entry.id, task);
       armExpiry(task);
     },
@@ -70,14 +72,15 @@ export function createLocalTasks(options: {
     },
     has: (id: string) => tasks.has(id),
     /**
-     * The actor's snapshot and the version it reached, while it is live and nothing heard is still
-     * pending: what the store holds, unless a change made elsewhere is on its way (then the
-     * compare-and-set from it is refused and the store is read instead).
+     * The actor's snapshot and the version it reached, while it is live, nothing heard is still pending
+     * and no write from here is under way: what the store holds, unless a change made elsewhere is on
+     * its way (then the compare-and-set from it is refused and the store is read instead). While a
+     * write from here is under way a read, queued behind it on the connection, is what sees its outcome.
      */
     current(id: string): { snapshot: TaskSnapshotLike; version: number; owner: string; expiresAt: number } | undefined {
       const task = tasks.get(id);
       const snapshot = task?.entry.actor?.getSnapshot();
-      if (!task || task.pending.size || snapshot?.status !== "active") return undefined;
+      if (!task || task.pending.size || task.writing || snapshot?.status !== "active") return undefined;
       return { snapshot, version: task.applied, owner: task.owner, expiresAt: task.entry.expiresAt };
     },
     /** Change `version` of task `id` was `event`: applied once every earlier one is. */
@@ -86,6 +89,17 @@ export function createLocalTasks(options: {
       if (!task || version <= task.applied) return;
       task.pending.set(version, event);
       drain(task);
+    },
+    /** Runs `write`, a compare-and-set of task `id`, counted as under way meanwhile. */
+    async writing<T>(id: string, write: () => Promise<T>): Promise<T> {
+      const task = tasks.get(id);
+      if (!task) return write();
+      task.writing++;
+      try {
+        return await write();
+      } finally {
+        task.writing--;
+      }
     },
     /** True when the actor has not reached `version` yet. */
     behind(id: string, version: number): boolean {

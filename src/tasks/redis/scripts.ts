@@ -32,35 +32,41 @@ return 1
 
 /**
  * One task as a reader needs it, in one round trip. KEYS: task. ARGV: lease key prefix.
- * Returns nil when absent; else { owner, final JSON or "", version, chart version, snapshot, lease alive (0/1) }.
+ * Returns nil when absent; a finished task's string as it is; else { owner, version, chart version,
+ * snapshot, lease alive (0/1) }.
  */
 export const READ = script(`
-local h = redis.call('HMGET', KEYS[1], 'o', 'f', 'v', 'cv', 's', 'w')
-if not h[1] then return nil end
-if h[2] then return { h[1], h[2], h[3] or '0', '', '', 1 } end
+local t = redis.call('TYPE', KEYS[1]).ok
+if t == 'none' then return nil end
+if t == 'string' then return redis.call('GET', KEYS[1]) end
+local h = redis.call('HMGET', KEYS[1], 'o', 'v', 'cv', 's', 'w')
 local alive = 0
-if h[6] then alive = redis.call('EXISTS', ARGV[1] .. h[6]) end
-return { h[1], '', h[3] or '0', h[4] or '', h[5] or '', alive }
+if h[5] then alive = redis.call('EXISTS', ARGV[1] .. h[5]) end
+return { h[1] or '', h[2] or '0', h[3] or '', h[4] or '', alive }
 `);
 
 /**
  * The compare-and-set of one change, published in the same step. KEYS: task. ARGV: expected version,
- * next snapshot (live) or "", final tasks/get JSON (finished) or "", channel, message, and the lease
- * key that must still exist ("" for none: a change computed from a worker's own actor is refused once
- * its lease is gone, so the reader's path decides then).
+ * next snapshot (live) or "", final tasks/get JSON as stored (finished) or "", channel, message, and
+ * the lease key that must still exist ("" for none: a change computed from a worker's own actor is
+ * refused once its lease is gone, so the reader's path decides then).
  * Returns 1 when written, 0 when the version moved on meanwhile (or the lease is gone), -1 when the task is gone.
- * A finished task keeps only its final JSON, its owner and its version.
+ * A finished task becomes one string, "<version> <owner> <JSON>", keeping the key's expiry.
  */
 export const APPLY = script(`
-local v = redis.call('HGET', KEYS[1], 'v')
-if not v then return -1 end
-if v ~= ARGV[1] then return 0 end
+local t = redis.call('TYPE', KEYS[1]).ok
+if t == 'none' then return -1 end
+if t ~= 'hash' then return 0 end
+local h = redis.call('HMGET', KEYS[1], 'v', 'o')
+if h[1] ~= ARGV[1] then return 0 end
 if (ARGV[6] or '') ~= '' and redis.call('EXISTS', ARGV[6]) == 0 then return 0 end
+local v = tonumber(h[1]) + 1
 if ARGV[3] ~= '' then
-  redis.call('HSET', KEYS[1], 'v', tonumber(v) + 1, 'f', ARGV[3])
-  redis.call('HDEL', KEYS[1], 's', 'w', 'cv')
+  local ttl = redis.call('PTTL', KEYS[1])
+  local final = string.format('%d', v) .. ' ' .. h[2] .. ' ' .. ARGV[3]
+  if ttl > 0 then redis.call('SET', KEYS[1], final, 'PX', ttl) else redis.call('SET', KEYS[1], final) end
 else
-  redis.call('HSET', KEYS[1], 'v', tonumber(v) + 1, 's', ARGV[2])
+  redis.call('HSET', KEYS[1], 'v', v, 's', ARGV[2])
 end
 redis.call('PUBLISH', ARGV[4], ARGV[5])
 return 1
@@ -69,6 +75,11 @@ return 1
 /** The stored version of each task ("" when gone), for reconciling after a lost message. KEYS: tasks. */
 export const VERSIONS = script(`
 local out = {}
-for i, key in ipairs(KEYS) do out[i] = redis.call('HGET', key, 'v') or '' end
+for i, key in ipairs(KEYS) do
+  local t = redis.call('TYPE', key).ok
+  if t == 'hash' then out[i] = redis.call('HGET', key, 'v') or ''
+  elseif t == 'string' then out[i] = string.match(redis.call('GETRANGE', key, 0, 19), '^%d+') or ''
+  else out[i] = '' end
+end
 return out
 `);
