@@ -173,9 +173,10 @@ export function isTerminalStatus(value: TaskStateValue): boolean {
 }
 
 /** The Task fields common to every envelope. Picks named fields; never spreads context. */
-export function toTask(snapshot: TaskSnapshotLike): JsonObject {
+export function toTask(snapshot: TaskSnapshotLike, resultType?: "task" | "complete"): JsonObject {
   const c = snapshot.context;
-  const task: JsonObject = { taskId: c.taskId, status: TASK_STATUS[snapshot.value] };
+  // With a resultType (a result of its own rather than a Task inside one), it comes first.
+  const task: JsonObject = resultType ? { resultType, taskId: c.taskId, status: TASK_STATUS[snapshot.value] } : { taskId: c.taskId, status: TASK_STATUS[snapshot.value] };
   if (c.statusMessage !== undefined) task.statusMessage = c.statusMessage;
   task.createdAt = isoTime(c.createdAt);
   task.lastUpdatedAt = isoTime(c.lastUpdatedAt);
@@ -216,7 +217,7 @@ export function toDetailedTask(snapshot: TaskSnapshotLike): JsonObject {
 }
 
 export function toCreateTaskResult(snapshot: TaskSnapshotLike): JsonObject {
-  return { resultType: "task", ...toTask(snapshot) };
+  return toTask(snapshot, "task");
 }
 
 export function toGetTaskResult(snapshot: TaskSnapshotLike): JsonObject {
@@ -232,7 +233,7 @@ export function toGetTaskResultJson(snapshot: TaskSnapshotLike, resultJson?: str
   if (resultJson === undefined || snapshot.value !== "completed" || snapshot.context.result?.resultType === undefined) {
     return JSON.stringify(toGetTaskResult(snapshot));
   }
-  const head = JSON.stringify({ resultType: "complete", ...toTask(snapshot) });
+  const head = JSON.stringify(toTask(snapshot, "complete"));
   return `${head.slice(0, -1)},"result":${resultJson}}`;
 }
 

@@ -91,7 +91,7 @@ export function mcpTasks(options: McpTasksOptions = {}): McpTasksPlugin {
     store,
     "~createTask"(event, task) {
       if (!task || typeof task.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function");
-      return runtime.create(owner(event), getMcpContext(event), task, keepAliveFor(event));
+      return runtime.create(owner(event), getMcpContext(event), task, () => keepAliveFor(event));
     },
     "~refusal"() {
       // A shared store decides the cap at creation (asking Redis here would make this asynchronous).

@@ -31,10 +31,11 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
   return {
     /**
      * Creates the actor, stores the task, starts `run`, and returns the handle (already retrievable).
-     * `keepAlive` is the request's waitUntil: it gets the work this request set going (see `untilIdle`),
-     * so a platform that ends work with the response (Workers) lets the run go on.
+     * `keepAlive` gives the request's waitUntil, asked for only when the run goes on after this call: it gets
+     * the work this request set going (see `untilIdle`), so a platform that ends work with the response
+     * (Workers) lets the run go on.
      */
-    create(owner: unknown, ctx: McpContext, task: McpTaskOptions, keepAlive?: KeepAlive): CreateTaskResult | Promise<CreateTaskResult> {
+    create(owner: unknown, ctx: McpContext, task: McpTaskOptions, keepAlive?: () => KeepAlive): CreateTaskResult | Promise<CreateTaskResult> {
       const id = options.newId();
       const at = now();
       const actor = createActor(taskMachine, {
@@ -58,7 +59,10 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         const handle = toCreateTaskResult(snapshotOf(entry)) as unknown as CreateTaskResult;
         const ran = startRun(run, task, resultPath(ctx["~tool"]));
         // A run that ended in this call (and a store that recorded it at once) leaves nothing to keep alive.
-        if (ran && keepAlive) keepAlive.waitUntil(Promise.race([ran, untilIdle(entry, keepAlive.holdParkedMs)]));
+        if (ran && keepAlive) {
+          const alive = keepAlive();
+          alive.waitUntil(Promise.race([ran, untilIdle(entry, alive.holdParkedMs)]));
+        }
         return handle;
       };
       // A shared store holds the task before the handle exists, so another instance finds it at once.

@@ -95,6 +95,32 @@ describe("what Redis holds", () => {
     expect((await client(b).get(running.taskId)).body.result.status).toBe("cancelled");
   });
 
+  it("writes the worker's own changes, and answers and cancels that reach its instance, with no read first", async () => {
+    const { instances: [a] } = start(1);
+    const evalsha = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await clusters.redis.cli("INFO", "commandstats"))?.[1] ?? 0);
+    // Creation, then the work's own end: one create script and one compare-and-set.
+    const before = await evalsha();
+    const done = await client(a).create("tool_error");
+    await until(() => a.store.stats.localTasks === 0);
+    expect((await evalsha()) - before).toBe(2);
+    expect((await client(a).get(done.taskId)).body.result.status).toBe("completed");
+    const parked = await client(a).create("confirm_delete");
+    await until(async () => (await client(a).get(parked.taskId)).body.result.status === "input_required");
+    const running = await client(a).create("controlled");
+    await client(a).get(running.taskId);
+    // A cancel here: one compare-and-set.
+    const ahead = await evalsha();
+    expect(ownFields((await client(a).cancel(running.taskId)).body.result)).toEqual({ resultType: "complete" });
+    expect((await evalsha()) - ahead).toBe(1);
+    // An answer here, and the end of the work it resumes: one compare-and-set each.
+    const asked = await evalsha();
+    await client(a).update(parked.taskId, { confirm: { action: "accept", content: { confirm: true } } });
+    await until(() => a.store.stats.localTasks === 0);
+    expect((await evalsha()) - asked).toBe(2);
+    expect((await client(a).get(parked.taskId)).body.result.result.content).toEqual([{ type: "text", text: "Deleted." }]);
+    expect((await client(a).get(running.taskId)).body.result.status).toBe("cancelled");
+  });
+
   it("refuses, clearly, a snapshot written by another chart version, and keeps serving the rest", async () => {
     const { instances: [a, b] } = start(2);
     const odd = await client(a).create("controlled");

@@ -8,6 +8,8 @@ import type { TaskEntry } from "../store.ts";
 
 interface LocalTask {
   readonly entry: TaskEntry;
+  /** The owner's keyed hash, as stored. */
+  readonly owner: string;
   /** The version the actor has reached. */
   applied: number;
   /** Changes that arrived ahead of one still missing. */
@@ -15,6 +17,8 @@ interface LocalTask {
   expiry?: ReturnType<typeof setTimeout>;
   /** The task's own changes, written one after the other. */
   queue: Promise<unknown>;
+  /** The last change queued, while it has not started: a status update there may still be replaced. */
+  waiting?: { event: TaskEvent; readonly done: Promise<void> };
   /** Waiting for the actor to reach a version. */
   readonly catchUp: Set<() => void>;
 }
@@ -51,8 +55,8 @@ export function createLocalTasks(options: {
   };
 
   return {
-    add(entry: TaskEntry) {
-      const task: LocalTask = { entry, applied: 1, pending: new Map(), queue: Promise.resolve(), catchUp: new Set() };
+    add(entry: TaskEntry, owner: string) {
+      const task: LocalTask = { entry, owner, applied: 1, pending: new Map(), queue: Promise.resolve(), catchUp: new Set() };
       tasks.set(entry.id, task);
       armExpiry(task);
     },
@@ -65,6 +69,17 @@ export function createLocalTasks(options: {
       for (const done of task.catchUp) done();
     },
     has: (id: string) => tasks.has(id),
+    /**
+     * The actor's snapshot and the version it reached, while it is live and nothing heard is still
+     * pending: what the store holds, unless a change made elsewhere is on its way (then the
+     * compare-and-set from it is refused and the store is read instead).
+     */
+    current(id: string): { snapshot: TaskSnapshotLike; version: number; owner: string; expiresAt: number } | undefined {
+      const task = tasks.get(id);
+      const snapshot = task?.entry.actor?.getSnapshot();
+      if (!task || task.pending.size || snapshot?.status !== "active") return undefined;
+      return { snapshot, version: task.applied, owner: task.owner, expiresAt: task.entry.expiresAt };
+    },
     /** Change `version` of task `id` was `event`: applied once every earlier one is. */
     feed(id: string, version: number, event: TaskEvent) {
       const task = tasks.get(id);
@@ -118,13 +133,27 @@ export function createLocalTasks(options: {
       actor.start();
       drain(task);
     },
-    /** Runs `work` after the task's earlier own changes. */
-    enqueue<T>(id: string, work: () => Promise<T>): Promise<T> {
+    /**
+     * Writes `event` with `write` after the task's earlier own changes. A status update replaces one
+     * still waiting at the end of the queue (only the latest message matters, and a worker reporting
+     * in a tight loop must not queue writes faster than Redis takes them); both settle together.
+     */
+    enqueue(id: string, event: TaskEvent, write: (event: TaskEvent) => Promise<void>): Promise<void> {
       const task = tasks.get(id);
-      if (!task) return work();
-      const next = task.queue.then(work, work);
-      task.queue = next.catch(() => {});
-      return next;
+      if (!task) return write(event);
+      const waiting = task.waiting;
+      if (event.type === "status.update" && waiting?.event.type === "status.update") {
+        waiting.event = event;
+        return waiting.done;
+      }
+      const run = (): Promise<void> => {
+        if (task.waiting === slot) task.waiting = undefined;
+        return write(slot.event);
+      };
+      const slot: { event: TaskEvent; done: Promise<void> } = { event, done: task.queue.then(run, run) };
+      task.waiting = slot;
+      task.queue = slot.done.catch(() => {});
+      return slot.done;
     },
     /** Ends every task here with `event`, straight on its actor (used when Redis cannot be told). */
     endAll(event: () => TaskEvent) {

@@ -45,14 +45,17 @@ return { h[1], '', h[3] or '0', h[4] or '', h[5] or '', alive }
 
 /**
  * The compare-and-set of one change, published in the same step. KEYS: task. ARGV: expected version,
- * next snapshot (live) or "", final tasks/get JSON (finished) or "", channel, message.
- * Returns 1 when written, 0 when the version moved on meanwhile, -1 when the task is gone.
+ * next snapshot (live) or "", final tasks/get JSON (finished) or "", channel, message, and the lease
+ * key that must still exist ("" for none: a change computed from a worker's own actor is refused once
+ * its lease is gone, so the reader's path decides then).
+ * Returns 1 when written, 0 when the version moved on meanwhile (or the lease is gone), -1 when the task is gone.
  * A finished task keeps only its final JSON, its owner and its version.
  */
 export const APPLY = script(`
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 if v ~= ARGV[1] then return 0 end
+if (ARGV[6] or '') ~= '' and redis.call('EXISTS', ARGV[6]) == 0 then return 0 end
 if ARGV[3] ~= '' then
   redis.call('HSET', KEYS[1], 'v', tonumber(v) + 1, 'f', ARGV[3])
   redis.call('HDEL', KEYS[1], 's', 'w', 'cv')

@@ -4,36 +4,15 @@
 import type { InspectionEvent, Observer } from "xstate";
 import type { TaskEvent } from "../../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
-import { toGetTaskResultJson, type TaskSnapshotLike } from "../../protocol/wire.ts";
 import { FinishedTask, type StoredTask, type TaskEntry, type TaskStore } from "../store.ts";
-import { CHART_VERSION, decodeSnapshot, encodeSnapshot, expiryOfFinalJson, nextSnapshot, snapshotFromFinalJson, statusOfFinalJson } from "./chart.ts";
+import { type ChangeMessage, createChanges, type ReadTask } from "./changes.ts";
+import { CHART_VERSION, encodeSnapshot, expiryOfFinalJson, snapshotFromFinalJson, statusOfFinalJson } from "./chart.ts";
 import type { Connection } from "./connection.ts";
 import type { StoreKeys } from "./keys.ts";
 import type { Listeners } from "./listeners.ts";
 import type { LocalTasks } from "./local-tasks.ts";
 import { ownerHash, ownerHashOrThrow } from "./owner.ts";
-import { APPLY, CREATE, READ } from "./scripts.ts";
-
-/** A task as read from Redis. */
-export interface ReadTask {
-  readonly owner: string;
-  readonly version: number;
-  /** The final tasks/get JSON of a finished task. */
-  readonly final?: string;
-  /** The snapshot of a live task. */
-  readonly snapshot?: TaskSnapshotLike;
-  /** Whether the lease of the instance running a live task is held. */
-  readonly alive: boolean;
-}
-
-/** A change on the channel: task id, new version, the event, the new status, and the snapshot when the status changed. */
-export interface ChangeMessage {
-  i: string;
-  v: number;
-  e: TaskEvent;
-  t: TaskSnapshotLike["value"];
-  s?: TaskSnapshotLike;
-}
+import { CREATE } from "./scripts.ts";
 
 export interface SharedStoreParts {
   conn: Connection;
@@ -59,63 +38,10 @@ export function lostEvent(at: number): TaskEvent {
   };
 }
 
-// How long a change waits for the actor here to hear of the one before it.
-const CATCH_UP_MS = 100;
-
-// Enough for heavy contention on one task; past it the change is refused rather than retried forever.
-const MAX_ATTEMPTS = 32;
-
 export function createSharedStore(parts: SharedStoreParts) {
   const { conn, keys, local, listeners } = parts;
   const now = () => parts.config().now();
-  /** Compare-and-set writes refused because the task changed meanwhile (each one is retried). */
-  let casRetries = 0;
-
-  const read = async (id: string): Promise<ReadTask | undefined> => {
-    const reply = await conn.run<[string, string, string, string, string, number] | null>(READ, [keys.task(id)], [keys.leasePrefix]);
-    if (!reply) return undefined;
-    const [owner, final, version, chart, snapshot, alive] = reply;
-    if (final) return { owner, version: Number(version), final, alive: true };
-    return { owner, version: Number(version), snapshot: decodeSnapshot(id, chart, snapshot), alive: Number(alive) === 1 };
-  };
-
-  /** Applies the chart's answer to `eventOf(snapshot)`, retried on a concurrent change; the task as it then is. */
-  const apply = async (
-    id: string,
-    eventOf: (snapshot: TaskSnapshotLike) => TaskEvent | undefined,
-    known?: ReadTask,
-  ): Promise<ReadTask | undefined> => {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const task = attempt === 0 && known ? known : await read(id);
-      if (!task?.snapshot) return task;
-      // The actor here may lag behind a change whose message is still on its way: it gets a moment to
-      // arrive; past that (a lost message) the actor restarts from the stored state.
-      if (local.behind(id, task.version) && !(await local.reach(id, task.version, CATCH_UP_MS))) {
-        local.resync(id, task.snapshot, task.version);
-      }
-      const event = eventOf(task.snapshot);
-      const step = event && nextSnapshot(task.snapshot, event);
-      if (!event || !step) return task;
-      const version = task.version + 1;
-      const message: ChangeMessage = { i: id, v: version, e: event, t: step.snapshot.value };
-      if (step.snapshot.value !== task.snapshot.value) message.s = step.snapshot;
-      const final = step.final ? toGetTaskResultJson(step.snapshot) : "";
-      const written = await conn.run<number>(
-        APPLY,
-        [keys.task(id)],
-        [task.version, final ? "" : encodeSnapshot(step.snapshot), final, keys.changes, JSON.stringify(message)],
-      );
-      if (written === -1) return undefined;
-      if (written === 0) casRetries++;
-      if (written === 1) {
-        local.feed(id, version, event);
-        return final
-          ? { owner: task.owner, version, final, alive: true }
-          : { owner: task.owner, version, snapshot: step.snapshot, alive: task.alive };
-      }
-    }
-    throw new McpJsonRpcError(ErrorCode.InternalError, `Task ${id} changed too often to apply this change; try again`);
-  };
+  const { read, apply, applyLocal, casRetries } = createChanges({ conn, keys, local, workerId: parts.workerId, now });
 
   /**
    * The task if it exists, is not expired and belongs to `owner`; a live one whose worker was lost is failed
@@ -157,14 +83,23 @@ export function createSharedStore(parts: SharedStoreParts) {
       return task && toStored(id, owner, task);
     },
     async send(id, owner, event) {
+      const eventOf = typeof event === "function" ? event : () => event;
+      // At the instance running the task, an answer or a cancel starts from the actor's snapshot. One
+      // that would change nothing there is read again: the actor may not have heard of a change yet.
+      const hash = local.has(id) ? ownerHash(owner, parts.secret) : undefined;
+      if (hash !== undefined) {
+        const done = await applyLocal(id, eventOf, hash);
+        if (done === "written") return true;
+        if (done === "foreign") return false;
+      }
       const task = await find(id, owner);
       if (!task) return false;
-      if (task.snapshot) await apply(id, typeof event === "function" ? event : () => event, task);
+      if (task.snapshot) await apply(id, eventOf, task);
       return true;
     },
     dispatch(entry, event) {
       // The work's own changes go in order; one that Redis refused waits for the next attempt.
-      return local.enqueue(entry.id, () => writeOwn(entry, event));
+      return local.enqueue(entry.id, event, (latest) => writeOwn(entry, latest));
     },
     async subscribe(id, owner, listener) {
       const task = await find(id, owner);
@@ -203,7 +138,7 @@ export function createSharedStore(parts: SharedStoreParts) {
     if (added === -1) throw new Error(`Task id ${entry.id} is already in use`);
     if (added === 0) return false;
     parts.leased();
-    local.add(entry);
+    local.add(entry, owner);
     parts.wake();
     return true;
   };
@@ -213,6 +148,8 @@ export function createSharedStore(parts: SharedStoreParts) {
   const writeOwn = async (entry: TaskEntry, event: TaskEvent): Promise<void> => {
     for (;;) {
       try {
+        // The actor here holds what Redis holds, unless another instance's change is on its way.
+        if ((await applyLocal(entry.id, () => event)) !== "refused") return;
         await apply(entry.id, () => event);
         return;
       } catch (error) {
@@ -255,7 +192,7 @@ export function createSharedStore(parts: SharedStoreParts) {
     return task?.snapshot && !task.alive ? apply(id, () => lostEvent(now()), task) : task;
   };
 
-  return { store, read, apply, onChange, reconcile, casRetries: () => casRetries };
+  return { store, read, apply, onChange, reconcile, casRetries };
 }
 
 export function isUnavailable(error: unknown): boolean {

@@ -1,0 +1,116 @@
+// A change to one task: the chart's answer to an event, computed in JavaScript from the snapshot the
+// store holds, and written with a versioned compare-and-set that publishes it in the same step.
+import type { TaskEvent } from "../../../machines/task.machine.ts";
+import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
+import { toGetTaskResultJson, type TaskSnapshotLike } from "../../protocol/wire.ts";
+import { decodeSnapshot, encodeSnapshot, nextSnapshot } from "./chart.ts";
+import type { Connection } from "./connection.ts";
+import type { StoreKeys } from "./keys.ts";
+import type { LocalTasks } from "./local-tasks.ts";
+import { APPLY, READ } from "./scripts.ts";
+
+/** A task as read from Redis. */
+export interface ReadTask {
+  readonly owner: string;
+  readonly version: number;
+  /** The final tasks/get JSON of a finished task. */
+  readonly final?: string;
+  /** The snapshot of a live task. */
+  readonly snapshot?: TaskSnapshotLike;
+  /** Whether the lease of the instance running a live task is held. */
+  readonly alive: boolean;
+}
+
+/** A change on the channel: task id, new version, the event, the new status, and the snapshot when the status changed. */
+export interface ChangeMessage {
+  i: string;
+  v: number;
+  e: TaskEvent;
+  t: TaskSnapshotLike["value"];
+  s?: TaskSnapshotLike;
+}
+
+// How long a change waits for the actor here to hear of the one before it.
+const CATCH_UP_MS = 100;
+
+const REFUSED = Symbol("refused");
+
+type EventOf = (snapshot: TaskSnapshotLike) => TaskEvent | undefined;
+
+// Enough for heavy contention on one task; past it the change is refused rather than retried forever.
+const MAX_ATTEMPTS = 32;
+
+export function createChanges(parts: { conn: Connection; keys: StoreKeys; local: LocalTasks; workerId: string; now: () => number }) {
+  const { conn, keys, local, now } = parts;
+  /** Compare-and-set writes refused because the task changed meanwhile (each one is retried). */
+  let retries = 0;
+
+  const read = async (id: string): Promise<ReadTask | undefined> => {
+    const reply = await conn.run<[string, string, string, string, string, number] | null>(READ, [keys.task(id)], [keys.leasePrefix]);
+    if (!reply) return undefined;
+    const [owner, final, version, chart, snapshot, alive] = reply;
+    if (final) return { owner, version: Number(version), final, alive: true };
+    return { owner, version: Number(version), snapshot: decodeSnapshot(id, chart, snapshot), alive: Number(alive) === 1 };
+  };
+
+  /**
+   * One compare-and-set of the chart's answer to `eventOf` from `task`: the task as it then is (itself
+   * when nothing changes), undefined when it is gone, REFUSED when it changed meanwhile (or, with
+   * `lease`, when that lease is gone).
+   */
+  const attempt = async (id: string, task: ReadTask, eventOf: EventOf, lease = ""): Promise<ReadTask | undefined | typeof REFUSED> => {
+    const event = eventOf(task.snapshot!);
+    const step = event && nextSnapshot(task.snapshot!, event);
+    if (!event || !step) return task;
+    const version = task.version + 1;
+    const message: ChangeMessage = { i: id, v: version, e: event, t: step.snapshot.value };
+    if (step.snapshot.value !== task.snapshot!.value) message.s = step.snapshot;
+    const final = step.final ? toGetTaskResultJson(step.snapshot) : "";
+    const written = await conn.run<number>(
+      APPLY,
+      [keys.task(id)],
+      [task.version, final ? "" : encodeSnapshot(step.snapshot), final, keys.changes, JSON.stringify(message), lease],
+    );
+    if (written === -1) return undefined;
+    if (written !== 1) return REFUSED;
+    local.feed(id, version, event);
+    return final ? { owner: task.owner, version, final, alive: true } : { owner: task.owner, version, snapshot: step.snapshot, alive: task.alive };
+  };
+
+  /** Applies the chart's answer to `eventOf(snapshot)`, retried on a concurrent change; the task as it then is. */
+  const apply = async (id: string, eventOf: EventOf, known?: ReadTask): Promise<ReadTask | undefined> => {
+    for (let n = 0; n < MAX_ATTEMPTS; n++) {
+      const task = n === 0 && known ? known : await read(id);
+      if (!task?.snapshot) return task;
+      // The actor here may lag behind a change whose message is still on its way: it gets a moment to
+      // arrive; past that (a lost message) the actor restarts from the stored state.
+      if (local.behind(id, task.version) && !(await local.reach(id, task.version, CATCH_UP_MS))) {
+        local.resync(id, task.snapshot, task.version);
+      }
+      const done = await attempt(id, task, eventOf);
+      if (done !== REFUSED) return done;
+      retries++;
+    }
+    throw new McpJsonRpcError(ErrorCode.InternalError, `Task ${id} changed too often to apply this change; try again`);
+  };
+
+  /**
+   * A change to a task whose actor runs here, tried first from the actor's snapshot and version (what
+   * Redis holds, unless a change made elsewhere is still on its way), under this instance's lease:
+   * no read. "refused" when it could not be decided that way; then the caller takes the reading path.
+   */
+  const applyLocal = async (id: string, eventOf: EventOf, owner?: string): Promise<"written" | "unchanged" | "foreign" | "refused"> => {
+    const mine = local.current(id);
+    if (!mine || mine.expiresAt <= now()) return "refused";
+    if (owner !== undefined && owner !== mine.owner) return "foreign";
+    const task: ReadTask = { owner: mine.owner, version: mine.version, snapshot: mine.snapshot, alive: true };
+    const done = await attempt(id, task, eventOf, keys.lease(parts.workerId));
+    if (done === REFUSED) {
+      retries++;
+      return "refused";
+    }
+    return done === task ? "unchanged" : done ? "written" : "refused";
+  };
+
+  return { read, apply, applyLocal, casRetries: () => retries };
+}
