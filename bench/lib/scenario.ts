@@ -1,0 +1,54 @@
+// What a scenario is, and the pieces scenarios are made of: how a target is prepared (a fixed
+// request, a filled store, fresh tasks to consume) and what a correct answer looks like.
+import type { Target } from "./proc.ts";
+import { benchOrigin, type ProcessKey } from "./processes.ts";
+import type { TargetKind } from "./target-kinds.ts";
+import { requests, type RawRequest } from "./wire.ts";
+import { fmtCount, log } from "./format.ts";
+
+export interface Scenario {
+  id: string;
+  title: string;
+  /** Which process serves each target kind in this scenario. */
+  processes: Partial<Record<TargetKind, ProcessKey>>;
+  /** The ceiling its ratios are taken against (default bare h3). */
+  base?: TargetKind;
+  /** Prepares a target's process and returns the requests to cycle through (ceilings get `fixed`). */
+  prepare: (t: Target, kind: TargetKind) => Promise<RawRequest[]>;
+  /**
+   * For operations that consume their task (answering, cancelling): the requests of one run, each
+   * sent once, made before the run (untimed) for `n` fresh tasks. References run for the duration.
+   */
+  perRun?: (t: Target, n: number) => Promise<RawRequest[]>;
+  /** What a correct h3-mcp / SDK / task-actor answer looks like (ceilings always answer their fixed result). */
+  check: (result: Record<string, unknown>) => boolean;
+  /** Stop these processes after the scenario (after its group, when it has one). */
+  release?: ProcessKey[];
+  /** Consecutive scenarios of one group are prepared together and their rounds interleaved. */
+  group?: string;
+}
+
+export const isText = (r: Record<string, unknown>) => JSON.stringify(r.content) === JSON.stringify([{ type: "text", text: "hello" }]);
+export const isAck = (r: Record<string, unknown>) => r.resultType === "complete" && r.status === undefined;
+export const isWorkingHandle = (r: Record<string, unknown>) => r.resultType === "task" && r.status === "working";
+export const fixed = (request: RawRequest) => async () => [request];
+
+/** Grows the target's store to `to` tasks (through its own API) and returns tasks/get requests for a sample of them. */
+export async function fillStore(t: Target, to: number): Promise<RawRequest[]> {
+  const res = await fetch(`${benchOrigin(t)}/bench/fill`, { method: "POST", body: JSON.stringify({ to }) });
+  if (res.status !== 200) throw new Error(`fill: HTTP ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { size: number; created: number; ms: number; sample: string[] };
+  if (body.size !== to) throw new Error(`fill: store holds ${body.size}, expected ${to}`);
+  if (body.created) log(`  filled ${t.name} to ${fmtCount(to)} tasks (+${body.created} in ${(body.ms / 1000).toFixed(1)} s)`);
+  return body.sample.map((id) => requests.getTask(id));
+}
+
+/** n tasks parked in input_required (task_ask) or working (task_hang), made through the target's own API. */
+async function freshTasks(t: Target, kind: "parked" | "working", n: number): Promise<string[]> {
+  const res = await fetch(`${benchOrigin(t)}/bench/tasks`, { method: "POST", body: JSON.stringify({ kind, n }) });
+  if (res.status !== 200) throw new Error(`${kind} tasks: HTTP ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { ids: string[] }).ids;
+}
+
+export const answering = async (t: Target, n: number) => (await freshTasks(t, "parked", n)).map(requests.answerTask);
+export const cancelling = async (t: Target, n: number) => (await freshTasks(t, "working", n)).map(requests.cancelTask);

@@ -1,0 +1,35 @@
+// The kinds of target a scenario's rows compare, and how the report names them.
+
+/**
+ * What serves a row. `bare` (h3) and `node` (plain node:http) are the ceilings of the stateless and
+ * in-memory scenarios, `bare-redis` (bare h3 plus one Redis round trip) of the Redis ones; `actor`
+ * (bare h3 plus one task actor's whole life per request) is what the task chart alone costs a task
+ * creation; in a `redis-` scenario `h3-mcp` is h3-mcp on the Redis store and `memory` the same app
+ * on the in-memory store; in the two-instance scenarios `h3-mcp` is one instance behind the proxy
+ * and `two` two instances sharing one Redis behind it.
+ */
+export type TargetKind = "bare" | "node" | "h3-mcp" | "sdk" | "bare-redis" | "memory" | "two" | "actor";
+
+/** The ceilings: they answer the echo result whatever they are asked. */
+export const CEILINGS = new Set<TargetKind>(["bare", "node", "bare-redis"]);
+
+/** References answer a fixed-shape result and consume nothing: a consuming scenario runs them for the duration. */
+export const isReference = (kind: TargetKind) => CEILINGS.has(kind) || kind === "actor";
+
+const NAMES: Record<TargetKind, string> = {
+  bare: "(a) bare h3",
+  node: "(a') plain node:http",
+  "h3-mcp": "(b) h3-mcp",
+  sdk: "(c) official SDK",
+  "bare-redis": "(r) bare h3 + 1 Redis round trip",
+  memory: "(m) h3-mcp, in-memory store",
+  two: "(2) two h3-mcp instances",
+  actor: "(f) bare h3 + one task actor (its whole life)",
+};
+
+/** The row's name in the report: h3-mcp's depends on the scenario it serves. */
+export function targetName(scenarioId: string, kind: TargetKind): string {
+  if (kind === "h3-mcp" && scenarioId.startsWith("redis-")) return "(b) h3-mcp, Redis store";
+  if (kind === "h3-mcp" && scenarioId.startsWith("two-")) return "(1) one h3-mcp instance";
+  return NAMES[kind];
+}
