@@ -13,7 +13,7 @@ export function redisCostsLines(redisCosts: RedisCostsReport): string[] {
   const c = redisCosts.contention;
   return [
     "",
-    `Redis ${redisCosts.redis ?? "?"} (MEMORY USAGE, ${m.sampled} of ${fmtCount(m.n)} finished tasks sampled): a finished task holds ${m.hashBytes.toFixed(0)} B in its hash plus ${m.countShareBytes.toFixed(0)} B of the sorted set the cap counts, ${(m.hashBytes + m.countShareBytes).toFixed(0)} B for a ${m.jsonBytes.toFixed(0)} B tasks/get result (${((m.hashBytes + m.countShareBytes) / m.jsonBytes).toFixed(2)}×).`,
+    `Redis ${redisCosts.redis ?? "?"} (MEMORY USAGE, ${m.sampled} of ${fmtCount(m.n)} finished tasks sampled): a finished task holds ${m.hashBytes.toFixed(0)} B in its key plus ${m.countShareBytes.toFixed(0)} B of the sorted set the cap counts, ${(m.hashBytes + m.countShareBytes).toFixed(0)} B for a ${m.jsonBytes.toFixed(0)} B tasks/get result (${((m.hashBytes + m.countShareBytes) / m.jsonBytes).toFixed(2)}×).`,
     "",
     `Contention on one task (the worker reporting status about once a millisecond while tasks/update answers ${c.rounds} questions, one at a time): ${c.retries} compare-and-set retries over ${c.workerUpdates + c.answers} changes, ${c.perThousand.toFixed(1)} per 1,000.`,
   ];

@@ -2,6 +2,7 @@
 // version, owners by value, the hub, one round trip for a finished task, the actor on the worker.
 import type { InspectionEvent } from "xstate";
 import { afterEach, describe, expect, it } from "vitest";
+import { createClient } from "redis";
 import { defineMcpHandler } from "../../src/index.ts";
 import { mcpTasks } from "../../src/tasks/index.ts";
 import { redisTaskStore } from "../../src/tasks/redis/index.ts";
@@ -124,6 +125,32 @@ describe("what Redis holds", () => {
     expect((await evalsha()) - asked).toBe(2);
     expect((await client(a).get(parked.taskId)).body.result.result.content).toEqual([{ type: "text", text: "Deleted." }]);
     expect((await client(a).get(running.taskId)).body.result.status).toBe("cancelled");
+  });
+
+  it("publishes each change with its id and version first, and the event only for a worker elsewhere", async () => {
+    const { instances: [a, b] } = start(2);
+    const sub = createClient({ url: clusters.redis.url });
+    await sub.connect();
+    const heard: Record<string, any>[] = [];
+    const raw: string[] = [];
+    await sub.subscribe(`${a.store.keyPrefix}changes`, (m) => (raw.push(m), heard.push(JSON.parse(m))));
+    try {
+      const own = await client(a).create("controlled");
+      a.gates.open(own.taskId, { content: [{ type: "text", text: "done" }] });
+      const other = await client(a).create("controlled");
+      await client(b).cancel(other.taskId);
+      await until(() => heard.length === 2);
+      const of = (id: string) => heard.find((m) => m.i === id);
+      // The worker's own end: the new status and snapshot, no event (no other instance runs the task).
+      expect(of(own.taskId)).toMatchObject({ v: 2, t: "completed", s: { value: "completed" } });
+      expect(of(own.taskId)).not.toHaveProperty("e");
+      // A cancel from another instance carries the event the worker's actor takes.
+      expect(of(other.taskId)).toMatchObject({ v: 2, t: "cancelled", e: { type: "task.cancel" } });
+      for (const [i, m] of raw.entries()) expect(m.startsWith(`{"i":${JSON.stringify(heard[i]!.i)},"v":${heard[i]!.v},`)).toBe(true);
+      await until(() => a.seen.signalAborted.includes(other.taskId));
+    } finally {
+      await sub.close();
+    }
   });
 
   it("refuses, clearly, a snapshot written by another chart version, and keeps serving the rest", async () => {

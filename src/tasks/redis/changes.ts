@@ -22,11 +22,15 @@ export interface ReadTask {
   readonly alive: boolean;
 }
 
-/** A change on the channel: task id, new version, the event, the new status, and the snapshot when the status changed. */
+/**
+ * A change on the channel: task id, new version, the event (for the actor running the task, unless the
+ * change was made where it runs), the new status, and the snapshot when the status changed. The id and
+ * the version come first, so an instance with no use for a message can tell without parsing it.
+ */
 export interface ChangeMessage {
   i: string;
   v: number;
-  e: TaskEvent;
+  e?: TaskEvent;
   t: TaskSnapshotLike["value"];
   s?: TaskSnapshotLike;
 }
@@ -40,6 +44,13 @@ type EventOf = (snapshot: TaskSnapshotLike) => TaskEvent | undefined;
 
 // Enough for heavy contention on one task; past it the change is refused rather than retried forever.
 const MAX_ATTEMPTS = 32;
+
+/** The message's JSON; with the snapshot when the status changed, reusing its encoding when there is one. */
+function messageJson(message: ChangeMessage, next: TaskSnapshotLike, was: TaskSnapshotLike["value"], encoded: string): string {
+  if (next.value === was) return JSON.stringify(message);
+  if (!encoded) return JSON.stringify({ ...message, s: next });
+  return `${JSON.stringify(message).slice(0, -1)},"s":${encoded}}`;
+}
 
 export function createChanges(parts: { conn: Connection; keys: StoreKeys; local: LocalTasks; workerId: string; now: () => number }) {
   const { conn, keys, local, now } = parts;
@@ -64,10 +75,12 @@ export function createChanges(parts: { conn: Connection; keys: StoreKeys; local:
     const step = event && nextSnapshot(task.snapshot!, event);
     if (!event || !step) return task;
     const version = task.version + 1;
-    const message: ChangeMessage = { i: id, v: version, e: event, t: step.snapshot.value };
-    if (step.snapshot.value !== task.snapshot!.value) message.s = step.snapshot;
+    const message: ChangeMessage = { i: id, v: version, t: step.snapshot.value };
+    // No other instance runs this task's actor, so a change made where it runs needs no event.
+    if (!local.has(id)) message.e = event;
     const final = step.final ? toGetTaskResultJson(step.snapshot) : "";
-    const args = [task.version, final ? "" : encodeSnapshot(step.snapshot), final && storedFinalJson(id, final), keys.changes, JSON.stringify(message), lease];
+    const snapshot = final ? "" : encodeSnapshot(step.snapshot);
+    const args = [task.version, snapshot, final && storedFinalJson(id, final), keys.changes, messageJson(message, step.snapshot, task.snapshot!.value, snapshot), lease];
     const written = await local.writing(id, () => conn.run<number>(APPLY, [keys.task(id)], args));
     if (written === -1) return undefined;
     if (written !== 1) return REFUSED;

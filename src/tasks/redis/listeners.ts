@@ -81,6 +81,7 @@ export function createListeners() {
       if (task && !this.expire(id, now)) drop(id, task);
     },
     ids: () => [...tasks.keys()],
+    has: (id: string) => tasks.has(id),
     version: (id: string) => tasks.get(id)?.version,
     get taskCount() {
       return tasks.size;

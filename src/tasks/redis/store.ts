@@ -38,6 +38,9 @@ export function lostEvent(at: number): TaskEvent {
   };
 }
 
+/** The start of a change message: its task id (one needing no JSON escape) and version. */
+const MESSAGE_HEAD = /^\{"i":"([^"\\]+)","v":(\d+),/;
+
 export function createSharedStore(parts: SharedStoreParts) {
   const { conn, keys, local, listeners } = parts;
   const now = () => parts.config().now();
@@ -161,6 +164,10 @@ export function createSharedStore(parts: SharedStoreParts) {
 
   /** A message from the change channel. */
   const onChange = (raw: string) => {
+    // Most messages here concern no task listened to or run here, or are this instance's own change,
+    // already applied: those are let go unparsed.
+    const head = MESSAGE_HEAD.exec(raw);
+    if (head && !listeners.has(head[1]!) && !local.behind(head[1]!, Number(head[2]))) return;
     let message: ChangeMessage;
     try {
       message = JSON.parse(raw) as ChangeMessage;
@@ -168,7 +175,7 @@ export function createSharedStore(parts: SharedStoreParts) {
       return;
     }
     if (typeof message?.i !== "string" || typeof message.v !== "number") return;
-    local.feed(message.i, message.v, message.e);
+    if (message.e) local.feed(message.i, message.v, message.e);
     listeners.changed(message.i, message.v, message.t, message.s);
   };
 
