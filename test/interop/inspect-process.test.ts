@@ -7,7 +7,15 @@ import { WebSocket } from "ws";
 import { overHttp, startDemo } from "../helpers/demo-process.ts";
 import { call, TASKS } from "../helpers/wire.ts";
 
-const relayUrl = (output: string) => /Open (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!;
+const RELAY_LINE = /Open (http:\/\/127\.0\.0\.1:\d+)/;
+
+/** The relay's address, from the line the demo prints after its "listening on" line (it may come in a later chunk). */
+async function relayUrl(output: () => string): Promise<string> {
+  for (let i = 0; i < 200 && !RELAY_LINE.test(output()); i++) await new Promise((r) => setTimeout(r, 25));
+  const match = RELAY_LINE.exec(output());
+  if (!match) throw new Error(`the demo printed no relay address:\n${output()}`);
+  return match[1]!;
+}
 
 /** True when something accepts a TCP connection on host:port. */
 const accepts = (host: string, port: number) =>
@@ -27,7 +35,7 @@ describe("npm run inspect", () => {
   it("binds its relay to 127.0.0.1, relays task events, and exits with 0 on SIGTERM", async () => {
     const demo = await startDemo({ INSPECTOR_PORT: "0" }, "examples/demo/inspect.ts");
     try {
-      const relay = new URL(relayUrl(demo.output()));
+      const relay = new URL(await relayUrl(demo.output));
       const page = await fetch(relay);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("https://stately.ai/inspect");
