@@ -72,38 +72,62 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
   hold();
   let connecting: Promise<unknown> | undefined = client.isOpen ? undefined : client.connect().catch(ignore);
 
-  const bounded = async <T>(work: () => Promise<T>): Promise<T> => {
-    if (closed) throw storeUnavailable("the store was closed");
+  const failure = (error: unknown): McpJsonRpcError => {
+    if (McpJsonRpcError.isError(error)) return error;
+    const message = (error as Error)?.message ?? String(error);
+    // A script or data error is not an outage: it stays an internal error, said as such.
+    if (/^(ERR|WRONGTYPE)/.test(message)) return new McpJsonRpcError(ErrorCode.InternalError, `Task store error: ${message}`);
+    return storeUnavailable(message);
+  };
+  // Every command goes through here, so it makes one promise and one timer (the time bound, the
+  // error translation and the hold on the process all in one).
+  const bounded = <T>(work: () => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(storeUnavailable("the store was closed"));
     inFlight++;
     hold();
-    try {
-      if (connecting && !client.isReady) await withTimeout(connecting, timeoutMs);
-      connecting = undefined;
-      return await withTimeout(work(), timeoutMs);
-    } catch (error) {
-      if (McpJsonRpcError.isError(error)) throw error;
-      const message = (error as Error)?.message ?? String(error);
-      // A script or data error is not an outage: it stays an internal error, said as such.
-      if (/^(ERR|WRONGTYPE)/.test(message)) throw new McpJsonRpcError(ErrorCode.InternalError, `Task store error: ${message}`);
-      throw storeUnavailable(message);
-    } finally {
-      inFlight--;
-      hold();
-    }
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => settle(reject, storeUnavailable(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+      let settled = false;
+      const settle = <V>(how: (value: V) => void, value: V) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        inFlight--;
+        hold();
+        how(value);
+      };
+      const start = () => {
+        try {
+          work().then((value) => settle(resolve, value), (error) => settle(reject, failure(error)));
+        } catch (error) {
+          settle(reject, failure(error));
+        }
+      };
+      if (connecting && !client.isReady) {
+        connecting.then(() => {
+          connecting = undefined;
+          if (!settled) start();
+        });
+      } else {
+        connecting = undefined;
+        start();
+      }
+    });
   };
   const send = <T>(args: string[]) => client.sendCommand(args, { timeout: timeoutMs }) as Promise<T>;
 
   return {
     command: (args) => bounded(() => send(args)),
-    run: (script, keys, args) =>
-      bounded(async () => {
-        const tail = [String(keys.length), ...keys, ...args.map(String)];
-        try {
-          return await send(["EVALSHA", script.sha, ...tail]);
-        } catch (error) {
+    run: <T>(script: Script, keys: string[], args: (string | number)[]) =>
+      bounded<T>(() => {
+        const command = ["EVALSHA", script.sha, String(keys.length), ...keys];
+        for (const arg of args) command.push(String(arg));
+        return send<T>(command).catch((error) => {
           if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-          return await send(["EVAL", script.source, ...tail]);
-        }
+          command[0] = "EVAL";
+          command[1] = script.source;
+          return send<T>(command);
+        });
       }),
     async listen(channels, onMessage, onReady) {
       // The subscriber may queue its SUBSCRIBE until it connects: no request waits on it.
