@@ -127,7 +127,7 @@ describe("what Redis holds", () => {
     expect((await client(a).get(running.taskId)).body.result.status).toBe("cancelled");
   });
 
-  it("publishes each change with its id and version first, and the event only for a worker elsewhere", async () => {
+  it("publishes a worker's own change only while a listen stream waits on the task, and with no event", async () => {
     const { instances: [a, b] } = start(2);
     const sub = createClient({ url: clusters.redis.url });
     await sub.connect();
@@ -135,19 +135,28 @@ describe("what Redis holds", () => {
     const raw: string[] = [];
     await sub.subscribe(`${a.store.keyPrefix}changes`, (m) => (raw.push(m), heard.push(JSON.parse(m))));
     try {
+      // Nobody listens: the worker's changes stay between it and Redis.
+      const quiet = await client(a).create("tool_error");
+      await until(async () => (await client(b).get(quiet.taskId)).body.result.status === "completed");
+      // A listen stream on another instance: the worker's end is published, without the event.
       const own = await client(a).create("controlled");
+      const listened = sseReader(await b.app.fetch(modernRequest("subscriptions/listen", { notifications: { taskIds: [own.taskId] } }, { caps, id: 6 })));
+      expect((await listened.next()).method).toBe("notifications/subscriptions/acknowledged");
+      expect((await listened.next()).params.status).toBe("working");
       a.gates.open(own.taskId, { content: [{ type: "text", text: "done" }] });
+      expect((await listened.next(2000)).params.status).toBe("completed");
+      await listened.close();
+      // A cancel from another instance is always published, with the event the worker's actor takes.
       const other = await client(a).create("controlled");
       await client(b).cancel(other.taskId);
+      await until(() => a.seen.signalAborted.includes(other.taskId));
       await until(() => heard.length === 2);
+      expect(heard.some((m) => m.i === quiet.taskId)).toBe(false);
       const of = (id: string) => heard.find((m) => m.i === id);
-      // The worker's own end: the new status and snapshot, no event (no other instance runs the task).
       expect(of(own.taskId)).toMatchObject({ v: 2, t: "completed", s: { value: "completed" } });
       expect(of(own.taskId)).not.toHaveProperty("e");
-      // A cancel from another instance carries the event the worker's actor takes.
       expect(of(other.taskId)).toMatchObject({ v: 2, t: "cancelled", e: { type: "task.cancel" } });
       for (const [i, m] of raw.entries()) expect(m.startsWith(`{"i":${JSON.stringify(heard[i]!.i)},"v":${heard[i]!.v},`)).toBe(true);
-      await until(() => a.seen.signalAborted.includes(other.taskId));
     } finally {
       await sub.close();
     }

@@ -52,13 +52,15 @@ function messageJson(message: ChangeMessage, next: TaskSnapshotLike, was: TaskSn
   return `${JSON.stringify(message).slice(0, -1)},"s":${encoded}}`;
 }
 
-export function createChanges(parts: { conn: Connection; keys: StoreKeys; local: LocalTasks; workerId: string; now: () => number }) {
+export function createChanges(parts: { conn: Connection; keys: StoreKeys; local: LocalTasks; workerId: string; now: () => number; listenMs: number }) {
   const { conn, keys, local, now } = parts;
   /** Compare-and-set writes refused because the task changed meanwhile (each one is retried). */
   let retries = 0;
 
-  const read = async (id: string): Promise<ReadTask | undefined> => {
-    const reply = await conn.run<string | [string, string, string, string, number] | null>(READ, [keys.task(id)], [keys.leasePrefix]);
+  /** The task; with `listen`, a listen stream here waits on it from now on. */
+  const read = async (id: string, listen = false): Promise<ReadTask | undefined> => {
+    const args = listen ? [keys.leasePrefix, keys.listen(id), parts.listenMs] : [keys.leasePrefix];
+    const reply = await conn.run<string | [string, string, string, string, number] | null>(READ, [keys.task(id)], args);
     if (!reply) return undefined;
     if (typeof reply === "string") return { ...parseFinished(id, reply), alive: true };
     const [owner, version, chart, snapshot, alive] = reply;
@@ -76,11 +78,14 @@ export function createChanges(parts: { conn: Connection; keys: StoreKeys; local:
     if (!event || !step) return task;
     const version = task.version + 1;
     const message: ChangeMessage = { i: id, v: version, t: step.snapshot.value };
-    // No other instance runs this task's actor, so a change made where it runs needs no event.
-    if (!local.has(id)) message.e = event;
+    // No other instance runs this task's actor, so a change made where it runs needs no event, and
+    // is published only while a listen stream somewhere waits on the task.
+    const here = local.has(id);
+    if (!here) message.e = event;
     const final = step.final ? toGetTaskResultJson(step.snapshot) : "";
     const snapshot = final ? "" : encodeSnapshot(step.snapshot);
-    const args = [task.version, snapshot, final && storedFinalJson(id, final), keys.changes, messageJson(message, step.snapshot, task.snapshot!.value, snapshot), lease];
+    const published = messageJson(message, step.snapshot, task.snapshot!.value, snapshot);
+    const args = [task.version, snapshot, final && storedFinalJson(id, final), keys.changes, published, lease, here ? keys.listen(id) : ""];
     const written = await local.writing(id, () => conn.run<number>(APPLY, [keys.task(id)], args));
     if (written === -1) return undefined;
     if (written !== 1) return REFUSED;

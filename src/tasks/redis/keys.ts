@@ -4,6 +4,8 @@
 export interface StoreKeys {
   task(id: string): string;
   lease(worker: string): string;
+  /** Present while some listen stream waits on the task: only then is a worker's own change published. */
+  listen(id: string): string;
   /** What a lease key starts with; the read script appends the task's worker id. */
   readonly leasePrefix: string;
   /** Sorted set of every retained task id, scored by expiry: the count the cap is checked against. */
@@ -19,6 +21,7 @@ export function storeKeys(prefix: string): StoreKeys {
   return {
     task: (id) => `${tag}:task:${id}`,
     lease: (worker) => `${tag}:lease:${worker}`,
+    listen: (id) => `${tag}:listen:${id}`,
     leasePrefix: `${tag}:lease:`,
     tasks: `${tag}:tasks`,
     changes: `${tag}:changes`,

@@ -31,7 +31,9 @@ return 1
 `);
 
 /**
- * One task as a reader needs it, in one round trip. KEYS: task. ARGV: lease key prefix.
+ * One task as a reader needs it, in one round trip. KEYS: task. ARGV: lease key prefix, and for a
+ * listen stream its listen key and how long it lasts (ms), set when the task is live, in the same step
+ * as the read so that no change after it goes unpublished.
  * Returns nil when absent; a finished task's string as it is; else { owner, version, chart version,
  * snapshot, lease alive (0/1) }.
  */
@@ -39,6 +41,7 @@ export const READ = script(`
 local t = redis.call('TYPE', KEYS[1]).ok
 if t == 'none' then return nil end
 if t == 'string' then return redis.call('GET', KEYS[1]) end
+if (ARGV[2] or '') ~= '' then redis.call('SET', ARGV[2], '1', 'PX', ARGV[3]) end
 local h = redis.call('HMGET', KEYS[1], 'o', 'v', 'cv', 's', 'w')
 local alive = 0
 if h[5] then alive = redis.call('EXISTS', ARGV[1] .. h[5]) end
@@ -47,9 +50,10 @@ return { h[1] or '', h[2] or '0', h[3] or '', h[4] or '', alive }
 
 /**
  * The compare-and-set of one change, published in the same step. KEYS: task. ARGV: expected version,
- * next snapshot (live) or "", final tasks/get JSON as stored (finished) or "", channel, message, and
- * the lease key that must still exist ("" for none: a change computed from a worker's own actor is
- * refused once its lease is gone, so the reader's path decides then).
+ * next snapshot (live) or "", final tasks/get JSON as stored (finished) or "", channel, message, the
+ * lease key that must still exist ("" for none: a change computed from a worker's own actor is
+ * refused once its lease is gone, so the reader's path decides then), and for a change made where the
+ * task runs its listen key: no other instance needs that change unless a listen stream waits on it.
  * Returns 1 when written, 0 when the version moved on meanwhile (or the lease is gone), -1 when the task is gone.
  * A finished task becomes one string, "<version> <owner> <JSON>", keeping the key's expiry.
  */
@@ -68,7 +72,7 @@ if ARGV[3] ~= '' then
 else
   redis.call('HSET', KEYS[1], 'v', v, 's', ARGV[2])
 end
-redis.call('PUBLISH', ARGV[4], ARGV[5])
+if (ARGV[7] or '') == '' or redis.call('EXISTS', ARGV[7]) == 1 then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
 return 1
 `);
 

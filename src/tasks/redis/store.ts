@@ -44,7 +44,7 @@ const MESSAGE_HEAD = /^\{"i":"([^"\\]+)","v":(\d+),/;
 export function createSharedStore(parts: SharedStoreParts) {
   const { conn, keys, local, listeners } = parts;
   const now = () => parts.config().now();
-  const { read, apply, applyLocal, casRetries } = createChanges({ conn, keys, local, workerId: parts.workerId, now });
+  const { read, apply, applyLocal, casRetries } = createChanges({ conn, keys, local, workerId: parts.workerId, now, listenMs: parts.leaseMs });
 
   /**
    * The task if it exists, is not expired and belongs to `owner`; a live one whose worker was lost is failed
@@ -52,10 +52,10 @@ export function createSharedStore(parts: SharedStoreParts) {
    * reader must not see a task past its time in between, and a live one's expiry reaches the chart (and so
    * its listeners and its worker) as `task.expire`.
    */
-  const find = async (id: string, owner: unknown): Promise<ReadTask | undefined> => {
+  const find = async (id: string, owner: unknown, listen = false): Promise<ReadTask | undefined> => {
     const hash = ownerHash(owner, parts.secret);
     if (hash === undefined) return undefined;
-    const task = await read(id);
+    const task = await read(id, listen);
     if (!task || task.owner !== hash) return undefined;
     const at = now();
     if (task.final) return expiryOfFinalJson(task.final) <= at ? undefined : task;
@@ -105,7 +105,8 @@ export function createSharedStore(parts: SharedStoreParts) {
       return local.enqueue(entry.id, event, (latest) => writeOwn(entry, latest));
     },
     async subscribe(id, owner, listener) {
-      const task = await find(id, owner);
+      // Read and marked as listened in one step: every change after this read is published.
+      const task = await find(id, owner, true);
       if (!task) return undefined;
       if (!task.snapshot) return () => {};
       const off = listeners.add(id, task.snapshot, task.version, listener);
@@ -194,8 +195,9 @@ export function createSharedStore(parts: SharedStoreParts) {
       }),
     );
   };
+  // Each tick renews the mark that the task is listened to (it lasts a lease, the tick comes thrice in one).
   const readForListeners = async (id: string) => {
-    const task = await read(id);
+    const task = await read(id, true);
     return task?.snapshot && !task.alive ? apply(id, () => lostEvent(now()), task) : task;
   };
 
