@@ -2,7 +2,8 @@
 //  - memory: Redis's own MEMORY USAGE of a finished task's keys (its key, one string once finished, plus
 //    its share of the count sorted set), beside the size of the tasks/get JSON it answers;
 //  - contention: compare-and-set retries per 1,000 changes while the worker (status updates) and
-//    tasks/update (answers) write the same task at once.
+//    tasks/update (answers) write the same task at once, the answers sent to the worker's instance and
+//    then to a second instance on the same store.
 //   node --import tsx bench/redis-costs.ts [--n 2000] [--rounds 300] [--json]
 import { parseArgs } from "node:util";
 import { defineMcpHandler, defineTool, mcpListRoots } from "h3-mcp";
@@ -50,8 +51,8 @@ try {
   const tasks = mcpTasks({ store, max: 1_000_000, ttlMs: null });
   const handler = defineMcpHandler({ name: "costs", version: "0.0.0", tools: [taskEchoTool, raceTool] }, { extensionPlugins: [tasks] });
   const app = new H3().all("/mcp", handler);
-  const call = async (raw: ReturnType<typeof mcpRequest>) => {
-    const res = await app.fetch(toWebRequest(raw));
+  const call = async (raw: ReturnType<typeof mcpRequest>, via: H3 = app) => {
+    const res = await via.fetch(toWebRequest(raw));
     const text = await res.text();
     if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${text}`);
     return { text, result: (JSON.parse(text) as { result: Record<string, unknown> }).result };
@@ -80,35 +81,51 @@ try {
     jsonBytes: jsonBytes / sample.length,
   };
 
-  // Contention: the worker's status updates against the client's answers, on one task.
-  const before = store.stats.casRetries;
-  const handle = (await call(mcpRequest("tools/call", { name: "task_race", arguments: {} }, { tasks: true, roots: true }))).result;
-  const taskId = handle.taskId as string;
-  for (let i = 0; i < ROUNDS; i++) {
-    for (;;) {
-      const got = (await call(requests.getTask(taskId))).result as { status: string; inputRequests?: Record<string, unknown> };
-      if (got.status === "input_required" && got.inputRequests?.[`q${i}`]) break;
-      await new Promise((resolve) => setImmediate(resolve));
+  // Contention: the worker's status updates against the client's answers, on one task, with the answers
+  // sent to the worker's own instance and then to a second instance on the same store (its own
+  // connections, as another process would have).
+  const otherStore = redisTaskStore({ url: redis.url, prefix: "costs" });
+  const otherHandler = defineMcpHandler({ name: "costs", version: "0.0.0", tools: [taskEchoTool, raceTool] }, {
+    extensionPlugins: [mcpTasks({ store: otherStore, max: 1_000_000, ttlMs: null })],
+  });
+  const other = new H3().all("/mcp", otherHandler);
+  const race = async (answerApp: H3) => {
+    stats.workerUpdates = 0;
+    stats.answers = 0;
+    const before = store.stats.casRetries + otherStore.stats.casRetries;
+    const handle = (await call(mcpRequest("tools/call", { name: "task_race", arguments: {} }, { tasks: true, roots: true }))).result;
+    const taskId = handle.taskId as string;
+    for (let i = 0; i < ROUNDS; i++) {
+      for (;;) {
+        const got = (await call(requests.getTask(taskId), answerApp)).result as { status: string; inputRequests?: Record<string, unknown> };
+        if (got.status === "input_required" && got.inputRequests?.[`q${i}`]) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await call(mcpRequest("tasks/update", { taskId, inputResponses: { [`q${i}`]: { roots: [] } } }, { tasks: true }), answerApp);
+      stats.answers++;
     }
-    await call(mcpRequest("tasks/update", { taskId, inputResponses: { [`q${i}`]: { roots: [] } } }, { tasks: true }));
-    stats.answers++;
-  }
-  await waitForStatus(app, [taskId], "completed", 30_000);
-  const retries = store.stats.casRetries - before;
-  const changes = stats.workerUpdates + stats.answers;
-  const contention = { rounds: ROUNDS, workerUpdates: stats.workerUpdates, answers: stats.answers, retries, perThousand: (retries / changes) * 1000 };
+    await waitForStatus(app, [taskId], "completed", 30_000);
+    const retries = store.stats.casRetries + otherStore.stats.casRetries - before;
+    const changes = stats.workerUpdates + stats.answers;
+    return { rounds: ROUNDS, workerUpdates: stats.workerUpdates, answers: stats.answers, retries, perThousand: (retries / changes) * 1000 };
+  };
+  const contention = await race(app);
+  const contentionAcross = await race(other);
+  await otherStore.close();
   await store.close();
 
-  const report = { redis: (await redis.cli("INFO", "server")).match(/redis_version:(\S+)/)?.[1], memory, contention };
+  const report = { redis: (await redis.cli("INFO", "server")).match(/redis_version:(\S+)/)?.[1], memory, contention, contentionAcross };
   if (values.json) console.log(JSON.stringify(report));
   else {
     console.log(
       `Redis ${report.redis}: a finished task holds ${memory.hashBytes.toFixed(0)} B in its key + ${memory.countShareBytes.toFixed(0)} B of the count set, ` +
         `for a ${memory.jsonBytes.toFixed(0)} B tasks/get result (${((memory.hashBytes + memory.countShareBytes) / memory.jsonBytes).toFixed(2)}×), sampled ${memory.sampled} of ${N}`,
     );
-    console.log(
-      `${retries} compare-and-set retries over ${changes} changes (${stats.workerUpdates} worker status updates, ${stats.answers} answers): ${contention.perThousand.toFixed(1)} per 1,000`,
-    );
+    for (const [where, c] of [["the worker's instance", contention], ["another instance", contentionAcross]] as const) {
+      console.log(
+        `answers through ${where}: ${c.retries} compare-and-set retries over ${c.workerUpdates + c.answers} changes (${c.workerUpdates} worker status updates, ${c.answers} answers): ${c.perThousand.toFixed(1)} per 1,000`,
+      );
+    }
   }
 } finally {
   await redis.stop();

@@ -5,7 +5,17 @@ import { fmtCount, verdictRow } from "./format.ts";
 export interface RedisCostsReport {
   redis?: string;
   memory: { n: number; sampled: number; hashBytes: number; countShareBytes: number; jsonBytes: number };
-  contention: { rounds: number; workerUpdates: number; answers: number; retries: number; perThousand: number };
+  contention: Contention;
+  /** The same race with the answers sent to another instance on the same store. */
+  contentionAcross?: Contention;
+}
+
+interface Contention {
+  rounds: number;
+  workerUpdates: number;
+  answers: number;
+  retries: number;
+  perThousand: number;
 }
 
 export function redisCostsLines(redisCosts: RedisCostsReport): string[] {
@@ -15,7 +25,11 @@ export function redisCostsLines(redisCosts: RedisCostsReport): string[] {
     "",
     `Redis ${redisCosts.redis ?? "?"} (MEMORY USAGE, ${m.sampled} of ${fmtCount(m.n)} finished tasks sampled): a finished task holds ${m.hashBytes.toFixed(0)} B in its key plus ${m.countShareBytes.toFixed(0)} B of the sorted set the cap counts, ${(m.hashBytes + m.countShareBytes).toFixed(0)} B for a ${m.jsonBytes.toFixed(0)} B tasks/get result (${((m.hashBytes + m.countShareBytes) / m.jsonBytes).toFixed(2)}×).`,
     "",
-    `Contention on one task (the worker reporting status about once a millisecond while tasks/update answers ${c.rounds} questions, one at a time): ${c.retries} compare-and-set retries over ${c.workerUpdates + c.answers} changes, ${c.perThousand.toFixed(1)} per 1,000.`,
+    `Contention on one task (the worker reporting status about once a millisecond while tasks/update answers ${c.rounds} questions, one at a time): answers through the worker's instance, ${c.retries} compare-and-set retries over ${c.workerUpdates + c.answers} changes, ${c.perThousand.toFixed(1)} per 1,000${
+      redisCosts.contentionAcross
+        ? `; through another instance on the same store, ${redisCosts.contentionAcross.retries} over ${redisCosts.contentionAcross.workerUpdates + redisCosts.contentionAcross.answers}, ${redisCosts.contentionAcross.perThousand.toFixed(1)} per 1,000`
+        : ""
+    }.`,
   ];
 }
 
