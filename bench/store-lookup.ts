@@ -21,7 +21,7 @@ function filled(n: number): { store: TaskStore; ids: string[] } {
     const at = new Date().toISOString();
     const result = { resultType: "complete", content: [{ type: "text", text: "hello" }] };
     const json = JSON.stringify({ resultType: "complete", taskId: id, status: "completed", createdAt: at, lastUpdatedAt: at, ttlMs: null, pollIntervalMs: 1000, result });
-    store.finish(entry, "completed", json);
+    store.finish(entry, "completed", () => json);
     if (i % every === 0) ids.push(id);
   }
   return { store, ids };

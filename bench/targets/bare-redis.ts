@@ -8,7 +8,9 @@ import { announceReady, exitOnSignal, HOST, targetPort } from "../lib/target.ts"
 const url = process.env.REDIS_URL;
 if (!url) throw new Error("Set REDIS_URL to the redis-server to use");
 const KEY = "bench:bare-redis";
-const client = createClient({ url });
+// As h3-mcp's store configures its own client: no per-command timeout of node-redis's own (5 s by default,
+// an AbortSignal.timeout per command), so the ceiling does not pay a cost the store does not.
+const client = createClient({ url, commandOptions: { timeout: 0 } });
 await client.connect();
 await client.hSet(KEY, "status", "completed");
 

@@ -185,15 +185,20 @@ export function toTask(snapshot: TaskSnapshotLike, resultType?: "task" | "comple
   return task;
 }
 
-// A task's two times are mostly the same millisecond, and so are the tasks created together: the
-// last one formatted is kept, since toISOString costs about as much as the rest of the envelope.
+// A task's two times are mostly the same millisecond, and so are the tasks created together; a task
+// that changed later has two, read in turn. The last two formatted are kept, since toISOString costs
+// about as much as the rest of the envelope.
 let isoMs = Number.NaN;
 let isoText = "";
+let isoMsBefore = Number.NaN;
+let isoTextBefore = "";
 function isoTime(ms: number): string {
-  if (ms !== isoMs) {
-    isoText = new Date(ms).toISOString();
-    isoMs = ms;
-  }
+  if (ms === isoMs) return isoText;
+  if (ms === isoMsBefore) return isoTextBefore;
+  isoMsBefore = isoMs;
+  isoTextBefore = isoText;
+  isoText = new Date(ms).toISOString();
+  isoMs = ms;
   return isoText;
 }
 

@@ -71,8 +71,11 @@ export interface TaskStore {
     owner: unknown,
     listener: (snapshot: TaskSnapshotLike) => void,
   ): MaybePromise<(() => void) | undefined>;
-  /** Keeps only the final snapshot of a finished task (as its `tasks/get` JSON): the actor and its listeners are let go. */
-  finish(entry: TaskEntry, status: TaskStateValue, json: string): void;
+  /**
+   * Keeps only the final snapshot of a finished task (as its `tasks/get` JSON, made by `json` if the store
+   * keeps it: a shared store wrote it already): the actor and its listeners are let go.
+   */
+  finish(entry: TaskEntry, status: TaskStateValue, json: () => string): void;
   /**
    * Records the expiry of a running task whose time has come (the chart's `task.expire`, which tells its
    * listeners), for a listen stream's timer. Returns false while the task is not due yet; true once it is
@@ -196,7 +199,7 @@ export function createTaskStore(options: {
       }
       if (running.get(entry.id) !== entry) return;
       running.delete(entry.id);
-      table.finish(table.find(entry.id), status, json);
+      table.finish(table.find(entry.id), status, json());
     },
     expire(id) {
       const entry = running.get(id);

@@ -148,7 +148,7 @@ export class TaskRun implements McpTaskContext {
     const result = this.#result;
     const resultJson = result && snapshot.context.result === result.value ? result.json : undefined;
     this.#result = undefined;
-    this.#store.finish(entry, snapshot.value, toGetTaskResultJson(snapshot, resultJson));
+    this.#store.finish(entry, snapshot.value, () => toGetTaskResultJson(snapshot, resultJson));
     final?.stop();
     const reason = abortReason(snapshot.value);
     if (reason) abort?.abort(reason);

@@ -115,7 +115,7 @@ describe("task store over the table", () => {
       const entry: TaskEntry = { id, owner, expiresAt: Infinity };
       store.create(entry);
       expect(store.get(id, owner)).toBe(id === "n" ? undefined : entry);
-      store.finish(entry, "completed", "{}");
+      store.finish(entry, "completed", () => "{}");
     }
     expect(store.get("a", alice)).toEqual(new FinishedTask(alice, Infinity, "completed", "{}"));
     expect(store.get("a", { user: "alice" })).toBeUndefined();
@@ -167,7 +167,7 @@ describe("task store over the table", () => {
             const t = model.get(id);
             if (t && !t.final) {
               const json = JSON.stringify({ text: step.text });
-              store.finish(t.entry, step.status, json);
+              store.finish(t.entry, step.status, () => json);
               t.final = { status: step.status, json };
             }
           } else if (step.op === "get" && ids.length) {
