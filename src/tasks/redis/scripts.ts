@@ -55,7 +55,8 @@ return { h[1] or '', h[2] or '0', h[3] or '', h[4] or '', alive }
  * refused once its lease is gone, so the reader's path decides then), and for a change made where the
  * task runs its listen key: no other instance needs that change unless a listen stream waits on it.
  * Returns 1 when written, 0 when the version moved on meanwhile (or the lease is gone), -1 when the task is gone.
- * A finished task becomes one string, "<version> <owner> <JSON>", keeping the key's expiry.
+ * A finished task becomes one string, "<version> <owner> <JSON>", keeping the key's expiry: PTTL is -1
+ * only for a task without one, and 0 for one in its last millisecond, which must still expire.
  */
 export const APPLY = script(`
 local t = redis.call('TYPE', KEYS[1]).ok
@@ -68,7 +69,7 @@ local v = tonumber(h[1]) + 1
 if ARGV[3] ~= '' then
   local ttl = redis.call('PTTL', KEYS[1])
   local final = string.format('%d', v) .. ' ' .. h[2] .. ' ' .. ARGV[3]
-  if ttl > 0 then redis.call('SET', KEYS[1], final, 'PX', ttl) else redis.call('SET', KEYS[1], final) end
+  if ttl == -1 then redis.call('SET', KEYS[1], final) else redis.call('SET', KEYS[1], final, 'PX', math.max(ttl, 1)) end
 else
   redis.call('HSET', KEYS[1], 'v', v, 's', ARGV[2])
 end
