@@ -230,6 +230,14 @@ export function toGetTaskResult(snapshot: TaskSnapshotLike): JsonObject {
 }
 
 /**
+ * What every `toGetTaskResultJson` string starts with: the result type, then the task id (`toTask` puts
+ * them first). A store that keeps the id elsewhere may keep only the rest.
+ */
+export function getTaskResultJsonHead(taskId: string): string {
+  return `{"resultType":"complete","taskId":${JSON.stringify(taskId)}`;
+}
+
+/**
  * A final snapshot's `tasks/get` result, serialised: what a finished task keeps. `resultJson` is the
  * completed task's result already serialised (the runtime serialises it once, to know it is JSON), spliced
  * in rather than serialised again; it goes last, where `toDetailedTask` puts the result.

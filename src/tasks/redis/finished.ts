@@ -2,11 +2,7 @@
 // in a single allocation (a hash would become a hashtable, its JSON being longer than the 64 bytes a
 // compact hash allows per value). The JSON's opening up to the task id is the same for every task and
 // the id is in the key, so the string keeps only the rest.
-
-/** What a finished task's JSON starts with: `{"resultType":"complete","taskId":"<id>"`. */
-function headOf(id: string): string {
-  return `{"resultType":"complete","taskId":${JSON.stringify(id)}`;
-}
+import { getTaskResultJsonHead as headOf } from "../../protocol/wire.ts";
 
 /** The JSON as stored (after the version and owner, which the apply script puts in front). */
 export function storedFinalJson(id: string, json: string): string {
