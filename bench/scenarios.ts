@@ -3,7 +3,7 @@
 import { fmtCount } from "./lib/format.ts";
 import type { BenchConfig } from "./lib/options.ts";
 import type { ProcessKey } from "./lib/processes.ts";
-import { answering, cancelling, fillStore, fixed, isAck, isText, isWorkingHandle, type Scenario } from "./lib/scenario.ts";
+import { answering, cancelling, fillStore, fixed, isAck, isText, isWorkingHandle, sameAsH3Mcp, type Scenario } from "./lib/scenario.ts";
 import { requests } from "./lib/wire.ts";
 
 const ALL = { bare: "bare", "h3-mcp": "mcp", sdk: "sdk" } as const;
@@ -35,7 +35,7 @@ export function benchScenarios(config: BenchConfig, quick: boolean): Scenario[] 
       id: "task-get",
       title: "tasks/get, completed task (1 retained)",
       processes: { bare: "bare", "h3-mcp": storeKey(1) },
-      prepare: (t, kind) => (kind === "h3-mcp" ? fillStore(t, 1) : fixed(requests.echo())()),
+      prepare: (t, kind, prepared) => (kind === "h3-mcp" ? fillStore(t, 1) : Promise.resolve(sameAsH3Mcp(prepared))),
       check: (r) => r.status === "completed" && isText(r.result as Record<string, unknown>),
       group: "task-get",
     },
@@ -44,7 +44,7 @@ export function benchScenarios(config: BenchConfig, quick: boolean): Scenario[] 
         id: `task-get-${fmtCount(n)}`,
         title: `tasks/get, ${fmtCount(n)} retained`,
         processes: { bare: "bare", "h3-mcp": storeKey(n) },
-        prepare: (t, kind) => (kind === "h3-mcp" ? fillStore(t, n) : fixed(requests.echo())()),
+        prepare: (t, kind, prepared) => (kind === "h3-mcp" ? fillStore(t, n) : Promise.resolve(sameAsH3Mcp(prepared))),
         check: (r) => r.status === "completed",
         group: "task-get",
         release: i === config.fills.length - 1 ? storeSizes.map(storeKey) : undefined,
@@ -87,7 +87,7 @@ export function benchScenarios(config: BenchConfig, quick: boolean): Scenario[] 
       title: `tasks/get, completed task (Redis store, ${fmtCount(redisFill)} retained)`,
       processes: REDIS,
       base: "bare-redis",
-      prepare: (t, kind) => (kind === "bare-redis" ? fixed(requests.echo())() : fillStore(t, redisFill)),
+      prepare: (t, kind, prepared) => (kind === "bare-redis" ? Promise.resolve(sameAsH3Mcp(prepared)) : fillStore(t, redisFill)),
       check: (r) => r.status === "completed" && isText(r.result as Record<string, unknown>),
     },
     {

@@ -50,14 +50,15 @@ export async function runRounds(scenarios: Scenario[], processes: Processes, con
     const kinds = (Object.keys(scenario.processes) as TargetKind[]).filter((k) => scenario.processes[k]);
     const targets = new Map<TargetKind, Target>();
     const reqs = new Map<TargetKind, RawRequest[]>();
-    for (const kind of kinds) {
+    // References last: one may take the requests another target was prepared with.
+    for (const kind of [...kinds.filter((k) => !isReference(k)), ...kinds.filter(isReference)]) {
       const t = await processes.target(scenario.processes[kind]!);
       if (t.lib && !libSeen) {
         libSeen = true;
         log(`  h3-mcp resolves to ${t.lib}`);
       }
       targets.set(kind, t);
-      reqs.set(kind, await scenario.prepare(t, kind));
+      reqs.set(kind, await scenario.prepare(t, kind, reqs));
       const first = consumes(scenario, kind) ? (await scenario.perRun!(t, 1))[0]! : reqs.get(kind)![0]!;
       await validate(t, kind, scenario, first);
     }

@@ -140,6 +140,34 @@ describe("Redis made slow (DEBUG SLEEP)", () => {
   });
 });
 
+describe("each command's own time bound", () => {
+  it("gives every request waiting on a stalled Redis its whole timeout, counted from when it asked, and no more", async () => {
+    const { instances: [a] } = start(1, 5000);
+    const { taskId } = await client(a!).create("two_rounds");
+    await until(async () => expect((await client(a!).get(taskId)).body.result.status).toBe("input_required"));
+    const sleeping = redis.cli("DEBUG", "SLEEP", String((TIMEOUT_MS * 4) / 1000));
+    await new Promise((r) => setTimeout(r, 50));
+    // Requests a third of the timeout apart: each one's bound runs from its own start, so none fails early
+    // (as it would if a later command shared an earlier one's deadline) and none waits out the stall.
+    const timed = async () => {
+      const from = performance.now();
+      const r = await bounded(client(a!).get(taskId), TIMEOUT_MS * 3, "tasks/get while Redis sleeps");
+      return { r, ms: performance.now() - from };
+    };
+    const runs: Promise<{ r: Awaited<ReturnType<typeof timed>>["r"]; ms: number }>[] = [];
+    for (let i = 0; i < 3; i++) {
+      runs.push(timed());
+      await new Promise((r) => setTimeout(r, TIMEOUT_MS / 3));
+    }
+    for (const { r, ms } of await Promise.all(runs)) {
+      unavailable(r);
+      expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    }
+    await sleeping;
+    await until(async () => expect((await client(a!).get(taskId)).body.result.status).toBe("input_required"));
+  });
+});
+
 describe("a zombie worker whose lease was taken", () => {
   it("loses its task to another instance, aborts its run, and cannot overwrite the failure", async () => {
     const { instances: [a, b] } = start();

@@ -71,8 +71,8 @@ describe("what Redis holds", () => {
     expect(pttl).toBeLessThanOrEqual(60_000);
   });
 
-  it("answers tasks/get of a finished task with one Redis command, tasks/update and tasks/cancel with two", async () => {
-    const { instances: [a, b] } = start(2);
+  it("answers tasks/get of a finished task with one Redis command (the read script, then a plain GET), tasks/update and tasks/cancel with two", async () => {
+    const { instances: [a, b, c] } = start(3);
     const { taskId } = await client(a).create("tool_error");
     await until(async () => (await client(b).get(taskId)).body.result.status === "completed");
     const stats = async () => {
@@ -80,13 +80,20 @@ describe("what Redis holds", () => {
       for (const m of (await clusters.redis.cli("INFO", "commandstats")).matchAll(/cmdstat_(\w+):calls=(\d+)/g)) out[m[1]!] = Number(m[2]);
       return out;
     };
-    const before = await stats();
-    await client(b).get(taskId);
-    const after = await stats();
-    const grew = Object.keys(after).filter((k) => after[k] !== before[k] && k !== "info");
-    // The read script, and what it runs inside Redis.
-    expect(grew.sort()).toEqual(["evalsha", "get", "type"]);
-    expect(after.evalsha! - before.evalsha!).toBe(1);
+    const commandsOf = async (read: () => Promise<unknown>) => {
+      const before = await stats();
+      await read();
+      const after = await stats();
+      return Object.fromEntries(Object.keys(after).filter((k) => after[k] !== before[k] && k !== "info").map((k) => [k, after[k]! - (before[k] ?? 0)]));
+    };
+    // An instance that never saw it uses the read script, and what it runs inside Redis.
+    expect(await commandsOf(() => client(c).get(taskId))).toEqual({ evalsha: 1, type: 1, get: 1 });
+    // Then a plain GET, at the instance that read it finished and at the one that wrote it finished.
+    expect(await commandsOf(() => client(c).get(taskId))).toEqual({ get: 1 });
+    expect(await commandsOf(() => client(a).get(taskId))).toEqual({ get: 1 });
+    const answers = await Promise.all([a, b, c].map((i) => client(i).get(taskId)));
+    for (const r of answers) expect(r.body).toEqual(answers[0]!.body);
+    expectShape(S.getTask, answers[0]!.body.result);
 
     // An answer or a cancel: one read and one compare-and-set (the work reacts to neither here).
     const parked = await client(a).create("two_rounds");
@@ -99,6 +106,26 @@ describe("what Redis holds", () => {
     }
     expect(Object.keys((await client(b).get(parked.taskId)).body.result.inputRequests)).toEqual(["name"]);
     expect((await client(b).get(running.taskId)).body.result.status).toBe("cancelled");
+  });
+
+  it("reads a task it knew finished by the script again once its key is gone or no longer a finished task's", async () => {
+    const { instances: [a, b] } = start(2);
+    const gone = await client(a).create("tool_error");
+    const reused = await client(a).create("tool_error");
+    const parked = await client(a).create("confirm_delete");
+    for (const id of [gone.taskId, reused.taskId]) await until(async () => (await client(b).get(id)).body.result.status === "completed");
+    await until(async () => (await client(b).get(parked.taskId)).body.result.status === "input_required");
+    const key = (id: string) => `${a.store.keyPrefix}task:${id}`;
+    // Deleted (as by an operator): unknown at once, at the instance that wrote it and at one that read it.
+    await clusters.redis.cli("DEL", key(gone.taskId));
+    for (const i of [a, b]) expectError((await client(i).get(gone.taskId)).body, -32602);
+    // A live task's hash where the finished string was: the GET is refused, and the script reads it.
+    await clusters.redis.cli("COPY", key(parked.taskId), key(reused.taskId), "REPLACE");
+    for (const i of [a, b]) {
+      const r = await client(i).get(reused.taskId);
+      expectShape(S.getTask, r.body.result);
+      expect(r.body.result.status).toBe("input_required");
+    }
   });
 
   it("writes the worker's own changes, and answers and cancels that reach its instance, with no read first", async () => {

@@ -5,7 +5,7 @@ import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
 import { toGetTaskResultJson, type TaskSnapshotLike } from "../../protocol/wire.ts";
 import { decodeSnapshot, encodeSnapshot, nextSnapshot } from "./chart.ts";
 import type { Connection } from "./connection.ts";
-import { parseFinished, storedFinalJson } from "./finished.ts";
+import { type FinishedFacts, FinishedTasks, parseFinished, storedFinalJson } from "./finished.ts";
 import type { StoreKeys } from "./keys.ts";
 import type { LocalTasks } from "./local-tasks.ts";
 import { APPLY, READ } from "./scripts.ts";
@@ -16,6 +16,8 @@ export interface ReadTask {
   readonly version: number;
   /** The final tasks/get JSON of a finished task. */
   readonly final?: string;
+  /** A finished task's expiry and status. */
+  readonly facts?: FinishedFacts;
   /** The snapshot of a live task. */
   readonly snapshot?: TaskSnapshotLike;
   /** Whether the lease of the instance running a live task is held. */
@@ -42,6 +44,9 @@ const REFUSED = Symbol("refused");
 
 type EventOf = (snapshot: TaskSnapshotLike) => TaskEvent | undefined;
 
+// Finished tasks remembered for a plain GET: about 100 bytes each, a few MB at most.
+const FINISHED_TASKS = 50_000;
+
 // Enough for heavy contention on one task; past it the change is refused rather than retried forever.
 const MAX_ATTEMPTS = 32;
 
@@ -52,17 +57,45 @@ function messageJson(message: ChangeMessage, next: TaskSnapshotLike, was: TaskSn
   return `${JSON.stringify(message).slice(0, -1)},"s":${encoded}}`;
 }
 
+/** A finished snapshot's facts, as its JSON would give them. */
+function finalFacts(snapshot: TaskSnapshotLike): FinishedFacts {
+  const { ttlMs, createdAt } = snapshot.context;
+  return { expiresAt: ttlMs === null ? Infinity : createdAt + ttlMs, status: snapshot.value };
+}
+
 export function createChanges(parts: { conn: Connection; keys: StoreKeys; local: LocalTasks; workerId: string; now: () => number; listenMs: number }) {
   const { conn, keys, local, now } = parts;
   /** Compare-and-set writes refused because the task changed meanwhile (each one is retried). */
   let retries = 0;
+  const finished = new FinishedTasks(FINISHED_TASKS);
 
   /** The task; with `listen`, a listen stream here waits on it from now on. */
-  const read = async (id: string, listen = false): Promise<ReadTask | undefined> => {
+  const read = (id: string, listen = false): Promise<ReadTask | undefined> => {
+    const facts = listen ? undefined : finished.get(id);
+    if (!facts) return readByScript(id, listen);
+    return conn.command<unknown>(["GET", keys.task(id)]).then(
+      (raw) => {
+        if (typeof raw === "string") return parseFinished(id, raw, facts);
+        finished.forget(id);
+        return raw === null ? undefined : readByScript(id, false);
+      },
+      (error: unknown) => {
+        // Not a string: the id was used again for a live task after the finished one expired.
+        if (!McpJsonRpcError.isError(error) || !error.message.includes("WRONGTYPE")) throw error;
+        finished.forget(id);
+        return readByScript(id, false);
+      },
+    );
+  };
+  const readByScript = async (id: string, listen: boolean): Promise<ReadTask | undefined> => {
     const args = listen ? [keys.leasePrefix, keys.listen(id), parts.listenMs] : [keys.leasePrefix];
     const reply = await conn.run<string | [string, string, string, string, number] | null>(READ, [keys.task(id)], args);
     if (!reply) return undefined;
-    if (typeof reply === "string") return { ...parseFinished(id, reply), alive: true };
+    if (typeof reply === "string") {
+      const task = parseFinished(id, reply);
+      finished.remember(id, task.facts);
+      return task;
+    }
     const [owner, version, chart, snapshot, alive] = reply;
     return { owner, version: Number(version), snapshot: decodeSnapshot(id, chart, snapshot), alive: Number(alive) === 1 };
   };
@@ -89,8 +122,10 @@ export function createChanges(parts: { conn: Connection; keys: StoreKeys; local:
     const written = await local.writing(id, () => conn.run<number>(APPLY, [keys.task(id)], args));
     if (written === -1) return undefined;
     if (written !== 1) return REFUSED;
+    const facts = final ? finalFacts(step.snapshot) : undefined;
+    if (facts) finished.remember(id, facts);
     local.feed(id, version, event);
-    return final ? { owner: task.owner, version, final, alive: true } : { owner: task.owner, version, snapshot: step.snapshot, alive: task.alive };
+    return facts ? { owner: task.owner, version, final, facts, alive: true } : { owner: task.owner, version, snapshot: step.snapshot, alive: task.alive };
   };
 
   /** Applies the chart's answer to `eventOf(snapshot)`, retried on a concurrent change; the task as it then is. */

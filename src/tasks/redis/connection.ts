@@ -2,6 +2,7 @@
 // command bounded in time, and Redis trouble turned into one clear JSON-RPC error.
 import { createClient } from "redis";
 import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
+import { createDeadlines, Pending } from "./deadlines.ts";
 import type { Script } from "./scripts.ts";
 
 /** The part of a node-redis client (v5 or later) the store uses. */
@@ -81,34 +82,35 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
     if (/^(ERR|WRONGTYPE)/.test(message)) return new McpJsonRpcError(ErrorCode.InternalError, `Task store error: ${message}`);
     return storeUnavailable(message);
   };
-  // Every command goes through here, so it makes one promise and one timer (the time bound, the
-  // error translation and the hold on the process all in one).
+  // Every command goes through here: one promise, and a place in the queue of deadlines (the time
+  // bound, the error translation and the hold on the process all in one).
+  const deadlines = createDeadlines((pending) => {
+    pending.settle(false, storeUnavailable(`Redis did not answer within ${timeoutMs} ms`));
+  });
   const bounded = <T>(work: () => Promise<T>): Promise<T> => {
     if (closed) return Promise.reject(storeUnavailable("the store was closed"));
     inFlight++;
     hold();
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => settle(reject, storeUnavailable(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
-      let settled = false;
-      const settle = <V>(how: (value: V) => void, value: V) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        inFlight--;
+      const pending = new Pending(resolve as (value: unknown) => void, reject, timeoutMs, () => {
+        if (--inFlight === 0) deadlines.clear();
         hold();
-        how(value);
-      };
+      });
+      deadlines.add(pending);
       const start = () => {
         try {
-          work().then((value) => settle(resolve, value), (error) => settle(reject, failure(error)));
+          work().then(
+            (value) => pending.settle(true, value),
+            (error) => pending.settle(false, failure(error)),
+          );
         } catch (error) {
-          settle(reject, failure(error));
+          pending.settle(false, failure(error));
         }
       };
       if (connecting && !client.isReady) {
         connecting.then(() => {
           connecting = undefined;
-          if (!settled) start();
+          if (!pending.settled) start();
         });
       } else {
         connecting = undefined;

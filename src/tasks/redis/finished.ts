@@ -2,7 +2,9 @@
 // in a single allocation (a hash would become a hashtable, its JSON being longer than the 64 bytes a
 // compact hash allows per value). The JSON's opening up to the task id is the same for every task and
 // the id is in the key, so the string keeps only the rest.
+import type { TaskStateValue } from "../../../machines/task.machine.ts";
 import { getTaskResultJsonHead as headOf } from "../../protocol/wire.ts";
+import { expiryOfFinalJson, statusOfFinalJson } from "./chart.ts";
 
 /** The JSON as stored (after the version and owner, which the apply script puts in front). */
 export function storedFinalJson(id: string, json: string): string {
@@ -12,9 +14,39 @@ export function storedFinalJson(id: string, json: string): string {
 }
 
 /** A finished task's string, back as its version, owner and full tasks/get JSON. */
-export function parseFinished(id: string, raw: string): { version: number; owner: string; final: string } {
+export function parseFinished(id: string, raw: string, facts?: FinishedFacts) {
   const a = raw.indexOf(" ");
   const b = raw.indexOf(" ", a + 1);
   const json = raw.slice(b + 1);
-  return { version: Number(raw.slice(0, a)), owner: raw.slice(a + 1, b), final: json.startsWith(",") ? headOf(id) + json : json };
+  const final = json.startsWith(",") ? headOf(id) + json : json;
+  facts ??= { expiresAt: expiryOfFinalJson(final), status: statusOfFinalJson(final) };
+  return { version: Number(raw.slice(0, a)), owner: raw.slice(a + 1, b), final, facts, alive: true as const };
+}
+
+/** What a reader judges a finished task by, fixed once it finished. */
+export interface FinishedFacts {
+  readonly expiresAt: number;
+  readonly status: TaskStateValue;
+}
+
+/**
+ * Tasks this instance saw finished (it wrote their final state, or read it), with their facts. A
+ * finished task's key stays a string until it expires, so reading one of them again needs no script
+ * (a plain GET) and no parsing of its JSON for its expiry and status. Bounded; the oldest are forgotten
+ * first (a forgotten one is read by the script again, which still works).
+ */
+export class FinishedTasks {
+  readonly #facts = new Map<string, FinishedFacts>();
+  constructor(readonly max: number) {}
+  get(id: string): FinishedFacts | undefined {
+    return this.#facts.get(id);
+  }
+  remember(id: string, facts: FinishedFacts): void {
+    if (this.#facts.has(id)) return;
+    if (this.#facts.size >= this.max) this.#facts.delete(this.#facts.keys().next().value!);
+    this.#facts.set(id, facts);
+  }
+  forget(id: string): void {
+    this.#facts.delete(id);
+  }
 }

@@ -6,7 +6,7 @@ import type { TaskEvent } from "../../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
 import { FinishedTask, type StoredTask, type TaskEntry, type TaskStore } from "../store.ts";
 import { type ChangeMessage, createChanges, type ReadTask } from "./changes.ts";
-import { CHART_VERSION, encodeSnapshot, expiryOfFinalJson, snapshotFromFinalJson, statusOfFinalJson } from "./chart.ts";
+import { CHART_VERSION, encodeSnapshot, snapshotFromFinalJson } from "./chart.ts";
 import type { Connection } from "./connection.ts";
 import type { StoreKeys } from "./keys.ts";
 import type { Listeners } from "./listeners.ts";
@@ -52,23 +52,23 @@ export function createSharedStore(parts: SharedStoreParts) {
    * reader must not see a task past its time in between, and a live one's expiry reaches the chart (and so
    * its listeners and its worker) as `task.expire`.
    */
-  const find = async (id: string, owner: unknown, listen = false): Promise<ReadTask | undefined> => {
+  const find = (id: string, owner: unknown, listen = false): Promise<ReadTask | undefined> => {
     const hash = ownerHash(owner, parts.secret);
-    if (hash === undefined) return undefined;
-    const task = await read(id, listen);
+    if (hash === undefined) return Promise.resolve(undefined);
+    // Chained, not awaited: this is every request's path to its task.
+    return read(id, listen).then((task) => judge(id, hash, task));
+  };
+  const judge = (id: string, hash: string, task: ReadTask | undefined): ReadTask | undefined | Promise<ReadTask | undefined> => {
     if (!task || task.owner !== hash) return undefined;
     const at = now();
-    if (task.final) return expiryOfFinalJson(task.final) <= at ? undefined : task;
+    if (task.facts) return task.facts.expiresAt <= at ? undefined : task;
     const { ttlMs, createdAt } = task.snapshot!.context;
-    if (ttlMs !== null && createdAt + ttlMs <= at) {
-      await apply(id, () => ({ type: "task.expire", at }), task);
-      return undefined;
-    }
+    if (ttlMs !== null && createdAt + ttlMs <= at) return apply(id, () => ({ type: "task.expire", at }), task).then(() => undefined);
     return task.alive ? task : apply(id, () => lostEvent(at), task);
   };
 
   const toStored = (id: string, owner: unknown, task: ReadTask): StoredTask => {
-    if (task.final) return new FinishedTask(owner, Infinity, statusOfFinalJson(task.final), task.final);
+    if (task.final) return new FinishedTask(owner, Infinity, task.facts!.status, task.final);
     const { context } = task.snapshot!;
     const expiresAt = context.ttlMs === null ? Infinity : context.createdAt + context.ttlMs;
     return { id, owner, expiresAt, snapshot: task.snapshot };
@@ -81,9 +81,8 @@ export function createSharedStore(parts: SharedStoreParts) {
       const owner = ownerHashOrThrow(entry.owner, parts.secret);
       return insert(entry, owner);
     },
-    async get(id, owner) {
-      const task = await find(id, owner);
-      return task && toStored(id, owner, task);
+    get(id, owner) {
+      return find(id, owner).then((task) => task && toStored(id, owner, task));
     },
     async send(id, owner, event) {
       const eventOf = typeof event === "function" ? event : () => event;
