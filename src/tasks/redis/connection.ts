@@ -94,6 +94,7 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
     return new Promise<T>((resolve, reject) => {
       const pending = new Pending(resolve as (value: unknown) => void, reject, timeoutMs, () => {
         if (--inFlight === 0) deadlines.clear();
+        else deadlines.drop();
         hold();
       });
       deadlines.add(pending);

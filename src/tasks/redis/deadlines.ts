@@ -28,11 +28,13 @@ export class Pending {
  * settled ones are mostly at the front, where they are dropped.
  */
 export function createDeadlines(expire: (pending: Pending) => void) {
-  const queue: Pending[] = [];
+  const queue: (Pending | undefined)[] = [];
   let head = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Settled commands leave at once (the queue holds their promises' resolvers, and so their answers:
+  // kept until the timer came, they would outlive the young generation by seconds).
   const drop = () => {
-    while (head < queue.length && queue[head]!.settled) head++;
+    while (head < queue.length && queue[head]!.settled) queue[head++] = undefined;
     // Compacted now and then, not on every answer.
     if (head > 1024 && head * 2 > queue.length) {
       queue.splice(0, head);
@@ -52,7 +54,8 @@ export function createDeadlines(expire: (pending: Pending) => void) {
     const now = performance.now();
     drop();
     while (head < queue.length && queue[head]!.deadline <= now) {
-      const pending = queue[head++]!;
+      const pending = queue[head]!;
+      queue[head++] = undefined;
       if (!pending.settled) expire(pending);
     }
     arm();
@@ -62,6 +65,8 @@ export function createDeadlines(expire: (pending: Pending) => void) {
       queue.push(pending);
       if (timer === undefined) arm();
     },
+    /** A command settled: those settled at the front leave the queue. */
+    drop,
     /** Nothing is under way: the timer goes (it would hold an idle process open). */
     clear() {
       clearTimeout(timer);

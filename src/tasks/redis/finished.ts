@@ -37,16 +37,29 @@ export interface FinishedFacts {
  */
 export class FinishedTasks {
   readonly #facts = new Map<string, FinishedFacts>();
+  // The ids in the order remembered, a ring: the oldest is found by its place, not by walking the Map
+  // from its start (which steps over every entry deleted before, until the Map is next rebuilt).
+  readonly #order: string[] = [];
+  #next = 0;
   constructor(readonly max: number) {}
   get(id: string): FinishedFacts | undefined {
     return this.#facts.get(id);
   }
   remember(id: string, facts: FinishedFacts): void {
     if (this.#facts.has(id)) return;
-    if (this.#facts.size >= this.max) this.#facts.delete(this.#facts.keys().next().value!);
+    if (this.#order.length < this.max) this.#order.push(id);
+    else {
+      // An id forgotten and remembered again sits in the ring twice: its older place may drop it early.
+      this.#facts.delete(this.#order[this.#next]!);
+      this.#order[this.#next] = id;
+      this.#next = (this.#next + 1) % this.max;
+    }
     this.#facts.set(id, facts);
   }
   forget(id: string): void {
     this.#facts.delete(id);
+  }
+  get size(): number {
+    return this.#facts.size;
   }
 }
