@@ -3,8 +3,8 @@
 import type { TaskEvent } from "../../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
 import { toGetTaskResultJson, type TaskSnapshotLike } from "../../protocol/wire.ts";
-import { decodeSnapshot, encodeSnapshot, nextSnapshot } from "./chart.ts";
-import type { Connection } from "./connection.ts";
+import { decodeSnapshot, encodeSnapshot, expiryOfSnapshot, nextSnapshot } from "./chart.ts";
+import { type Connection, isWrongType } from "./connection.ts";
 import { type FinishedFacts, FinishedTasks, parseFinished, storedFinalJson } from "./finished.ts";
 import type { StoreKeys } from "./keys.ts";
 import type { LocalTasks } from "./local-tasks.ts";
@@ -59,8 +59,7 @@ function messageJson(message: ChangeMessage, next: TaskSnapshotLike, was: TaskSn
 
 /** A finished snapshot's facts, as its JSON would give them. */
 function finalFacts(snapshot: TaskSnapshotLike): FinishedFacts {
-  const { ttlMs, createdAt } = snapshot.context;
-  return { expiresAt: ttlMs === null ? Infinity : createdAt + ttlMs, status: snapshot.value };
+  return { expiresAt: expiryOfSnapshot(snapshot), status: snapshot.value };
 }
 
 export function createChanges(parts: { conn: Connection; keys: StoreKeys; local: LocalTasks; workerId: string; now: () => number; listenMs: number }) {
@@ -80,8 +79,8 @@ export function createChanges(parts: { conn: Connection; keys: StoreKeys; local:
         return raw === null ? undefined : readByScript(id, false);
       },
       (error: unknown) => {
-        // Not a string: the id was used again for a live task after the finished one expired.
-        if (!McpJsonRpcError.isError(error) || !error.message.includes("WRONGTYPE")) throw error;
+        // No longer a finished task's string: the key was replaced since this instance saw it.
+        if (!isWrongType(error)) throw error;
         finished.forget(id);
         return readByScript(id, false);
       },

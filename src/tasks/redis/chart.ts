@@ -96,6 +96,12 @@ export function statusOfFinalJson(json: string): TaskStateValue {
   return (/"status":"([a-z_]+)"/.exec(json)?.[1] ?? "failed") as TaskStateValue;
 }
 
+/** When a task's snapshot says it expires (`createdAt + ttlMs`), or Infinity for an unlimited one. */
+export function expiryOfSnapshot(snapshot: TaskSnapshotLike): number {
+  const { ttlMs, createdAt } = snapshot.context;
+  return ttlMs === null ? Infinity : createdAt + ttlMs;
+}
+
 /** When a finished task's JSON says it expires (`createdAt + ttlMs`), or Infinity for an unlimited one. */
 export function expiryOfFinalJson(json: string): number {
   const ttl = /"ttlMs":(\d+)/.exec(json);

@@ -31,6 +31,13 @@ export function storeUnavailable(reason: string): McpJsonRpcError {
   return new McpJsonRpcError(ErrorCode.InternalError, `The task store is unavailable: ${reason}`, undefined, UNAVAILABLE_STATUS);
 }
 
+const STORE_ERROR = "Task store error: ";
+
+/** Whether a command failed because its key holds another type (as `failure` below says it). */
+export function isWrongType(error: unknown): boolean {
+  return McpJsonRpcError.isError(error) && error.message.startsWith(`${STORE_ERROR}WRONGTYPE`);
+}
+
 export interface Connection {
   /** One command, bounded by the timeout; rejects with `storeUnavailable`. */
   command<T = unknown>(args: string[]): Promise<T>;
@@ -79,7 +86,7 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
     if (McpJsonRpcError.isError(error)) return error;
     const message = (error as Error)?.message ?? String(error);
     // A script or data error is not an outage: it stays an internal error, said as such.
-    if (/^(ERR|WRONGTYPE)/.test(message)) return new McpJsonRpcError(ErrorCode.InternalError, `Task store error: ${message}`);
+    if (/^(ERR|WRONGTYPE)/.test(message)) return new McpJsonRpcError(ErrorCode.InternalError, `${STORE_ERROR}${message}`);
     return storeUnavailable(message);
   };
   // Every command goes through here: one promise, and a place in the queue of deadlines (the time

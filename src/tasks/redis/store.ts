@@ -6,7 +6,7 @@ import type { TaskEvent } from "../../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
 import { FinishedTask, type StoredTask, type TaskEntry, type TaskStore } from "../store.ts";
 import { type ChangeMessage, createChanges, type ReadTask } from "./changes.ts";
-import { CHART_VERSION, encodeSnapshot, snapshotFromFinalJson } from "./chart.ts";
+import { CHART_VERSION, encodeSnapshot, expiryOfSnapshot, snapshotFromFinalJson } from "./chart.ts";
 import type { Connection } from "./connection.ts";
 import type { StoreKeys } from "./keys.ts";
 import type { Listeners } from "./listeners.ts";
@@ -62,16 +62,13 @@ export function createSharedStore(parts: SharedStoreParts) {
     if (!task || task.owner !== hash) return undefined;
     const at = now();
     if (task.facts) return task.facts.expiresAt <= at ? undefined : task;
-    const { ttlMs, createdAt } = task.snapshot!.context;
-    if (ttlMs !== null && createdAt + ttlMs <= at) return apply(id, () => ({ type: "task.expire", at }), task).then(() => undefined);
+    if (expiryOfSnapshot(task.snapshot!) <= at) return apply(id, () => ({ type: "task.expire", at }), task).then(() => undefined);
     return task.alive ? task : apply(id, () => lostEvent(at), task);
   };
 
   const toStored = (id: string, owner: unknown, task: ReadTask): StoredTask => {
     if (task.final) return new FinishedTask(owner, Infinity, task.facts!.status, task.final);
-    const { context } = task.snapshot!;
-    const expiresAt = context.ttlMs === null ? Infinity : context.createdAt + context.ttlMs;
-    return { id, owner, expiresAt, snapshot: task.snapshot };
+    return { id, owner, expiresAt: expiryOfSnapshot(task.snapshot!), snapshot: task.snapshot };
   };
 
   const store: TaskStore & { readonly shared: true } = {
