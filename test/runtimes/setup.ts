@@ -31,6 +31,12 @@ export default function setup(project: TestProject) {
     path.join(app, "package.json"),
     JSON.stringify({ name: "runtime-smoke-app", private: true, type: "module", dependencies: { "h3-mcp": `file:${tarball}`, h3: "^2.0.8" } }),
   );
+  // The app's own tsconfig: without one, wrangler's esbuild, Bun and tsx climb to the repo's, whose `paths`
+  // send "h3-mcp" to src/ instead of the installed package.
+  writeFileSync(
+    path.join(app, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { target: "ES2022", module: "ESNext", moduleResolution: "Bundler", strict: true, allowImportingTsExtensions: true, noEmit: true } }),
+  );
   run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], app);
   console.log(`runtime smokes: runtimes and the packed package ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 

@@ -42,7 +42,9 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
     }
 
     async function createTask(tool: string) {
-      const created = (await post("tools/call", { name: tool, arguments: {} })).result;
+      const answer = await post("tools/call", { name: tool, arguments: {} });
+      expect(answer.error).toBeUndefined();
+      const created = answer.result;
       expectShape(S.createTask, created);
       expect(created.status).toBe("working");
       return created.taskId as string;
