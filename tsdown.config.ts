@@ -1,11 +1,20 @@
 import { defineConfig } from "tsdown";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", tasks: "src/tasks/index.ts", "tasks-redis": "src/tasks/redis/index.ts", machines: "machines/index.ts" },
+  entry: {
+    index: "src/index.ts",
+    tasks: "src/tasks/index.ts",
+    "tasks-redis": "src/tasks/redis/index.ts",
+    machines: "machines/index.ts",
+    // The two targets of package.json's `imports` "#workers-platform", which stays an import in dist so
+    // that the app's bundler picks one by its conditions (workerd or not).
+    "workers-platform": "src/tasks/workers-platform.ts",
+    "workers-platform.workerd": "src/tasks/workers-platform.workerd.ts",
+  },
   format: "esm",
   platform: "node",
   target: "node20",
   dts: true,
   clean: true,
-  external: ["h3", "srvx", "xstate", "zod", "nanoid", "redis", "@cfworker/json-schema"],
+  external: ["h3", "srvx", "xstate", "zod", "nanoid", "redis", "@cfworker/json-schema", "#workers-platform", "cloudflare:workers"],
 });

@@ -32,6 +32,10 @@ try {
   for (const [subpath, files] of targets) {
     for (const file of files) check(shipped.has(file.replace(/^\.\//, "")), `exports["${subpath}"] → ${file} is not in the tarball`);
   }
+  // The package's own `imports` (one file per runtime condition) ship as well.
+  for (const [name, files] of exportTargets(pkg, pkg.imports)) {
+    for (const file of files) check(shipped.has(file.replace(/^\.\//, "")), `imports["${name}"] → ${file} is not in the tarball`);
+  }
 
   // 2. What dist imports, read from the unpacked tarball.
   const unpacked = path.join(dir, "unpacked");

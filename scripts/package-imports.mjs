@@ -11,9 +11,12 @@ export function specifiersOf(file) {
   return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2]);
 }
 
-/** `lodash/fp` → `lodash`, `@scope/pkg/x` → `@scope/pkg`; undefined for relative paths and builtins. */
+/**
+ * `lodash/fp` → `lodash`, `@scope/pkg/x` → `@scope/pkg`; undefined for relative paths, the package's own
+ * `#imports`, and a runtime's built-in modules (`node:fs`, `cloudflare:workers`).
+ */
 export function packageOf(specifier) {
-  if (specifier.startsWith(".") || specifier.startsWith("/") || specifier.startsWith("node:")) return undefined;
+  if (specifier.startsWith(".") || specifier.startsWith("/") || specifier.startsWith("#") || /^[a-z]+:/.test(specifier)) return undefined;
   const parts = specifier.split("/");
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
 }
@@ -35,10 +38,10 @@ export function packagesReachedFrom(entryFile) {
   return packages;
 }
 
-/** The JavaScript and type files each `exports` entry points at, by subpath. */
-export function exportTargets(pkg) {
+/** The JavaScript and type files each `exports` entry (or, given `pkg.imports`, each `#import`) points at, by subpath. */
+export function exportTargets(pkg, field = pkg.exports) {
   const out = new Map();
-  for (const [subpath, target] of Object.entries(pkg.exports)) {
+  for (const [subpath, target] of Object.entries(field ?? {})) {
     const files = [];
     const walk = (t) => (typeof t === "string" ? files.push(t) : Object.values(t).forEach(walk));
     walk(target);

@@ -1,5 +1,5 @@
 // One MCP endpoint for every runtime: this module is the whole app. server.ts serves it with h3's
-// serve() on Node, Bun and Deno; worker.ts exports it as `{ fetch }` for Cloudflare Workers;
+// serve() on Node, Bun and Deno; worker.ts and worker-app-fetch.ts export it for Cloudflare Workers;
 // examples/nitro/ uses the same call as a Nitro route file. Nothing here runs at import but
 // building tables: no clocks, randomness or I/O, which Workers forbid outside a request.
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpListChanged, mcpRequestState } from "h3-mcp";
@@ -38,7 +38,7 @@ const pickColour = defineTool({
 });
 
 // A task whose run awaits a timer after the response is sent: on Workers it finishes only because
-// the run is handed to the request's waitUntil.
+// the run is handed to a waitUntil (the request's, or with worker-app-fetch.ts the one of cloudflare:workers).
 const slowTask = defineTool({
   name: "slow_task",
   description: "A task that waits, then completes",

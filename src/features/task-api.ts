@@ -35,7 +35,7 @@ export interface McpTaskOptions {
 /** @internal What the tasks plugin offers these calls. */
 export interface TaskCapablePlugin extends McpExtensionPlugin {
   "~createTask"(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult>;
-  /** The plugin's own refusal for this request (a full store), or undefined when it can create a task. */
+  /** The plugin's own refusal for this request (a full store, a Worker that cannot keep a run alive), or undefined when it can create a task. */
   "~refusal"(event: H3Event): McpJsonRpcError | undefined;
 }
 

@@ -64,7 +64,10 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         return after(store.send(taskId, owner, answer), (found) => {
           if (found === false) throw unknown();
           // The answer resumes the run in this request: keep it alive here as creation did.
-          if (found !== true) event.waitUntil(untilIdle(found, keepAliveFor(event).holdParkedMs));
+          if (found !== true) {
+            const alive = keepAliveFor(event);
+            alive.waitUntil(untilIdle(found, alive.holdParkedMs));
+          }
           return EMPTY_ACK;
         });
       },

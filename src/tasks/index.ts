@@ -3,6 +3,8 @@
 //   runtime.ts     an actor per task; runs `run(task)` and reports its outcome to the chart as events
 //   store.ts, task-table.ts   the in-memory store: bounded, swept lazily in expiry order
 //   handlers.ts    tasks/get, tasks/update, tasks/cancel, the taskIds listen filter
+//   keep-alive.ts, workers-platform(.workerd).ts   a run kept alive after the response (the request's
+//                  waitUntil, else on Workers the one of cloudflare:workers), or refused where it cannot be
 // Imports: every layer below (transport/, features/, protocol/, utils/) and machines/; nothing imports it
 // but this entry, so the core never loads it.
 export { mcpTasks } from "./plugin.ts";

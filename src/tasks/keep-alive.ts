@@ -1,8 +1,11 @@
-// How a request keeps the work it started alive after its response: h3's `event.waitUntil`, and on
-// Workers a creating request held while its task waits for input. Also a live task's current snapshot,
-// read from its actor or, for a shared store's task with no actor here, from the store.
+// How a request keeps the work it started alive after its response: h3's `event.waitUntil`, else on
+// Workers the `waitUntil` of `cloudflare:workers`, and on Workers a creating request held while its task
+// waits for input. Also a live task's current snapshot, read from its actor or, for a shared store's
+// task with no actor here, from the store.
 import type { H3Event } from "h3";
+import { workersPlatform } from "#workers-platform";
 import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
+import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import type { TaskSnapshotLike } from "../protocol/wire.ts";
 import type { TaskEntry } from "./store.ts";
 
@@ -51,12 +54,40 @@ export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
   return { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
 }
 
+/** How this request keeps the work it starts alive (see `keepAliveRefusal` for where nothing can). */
+export function keepAliveFor(event: H3Event): KeepAlive {
+  const onWorkers = runsOnWorkers(event);
+  // srvx puts the platform's waitUntil on the request; a Worker that exports `{ fetch: app.fetch }` gets
+  // none there, and only the workerd build has the one `cloudflare:workers` exports.
+  const waitUntil = event.req.waitUntil ? (work: Promise<unknown>) => event.waitUntil(work) : onWorkers ? workersPlatform.waitUntil : undefined;
+  return { waitUntil: waitUntil ?? ignore, holdParkedMs: onWorkers ? WORKERS_HOLD_MS : 0 };
+}
+
+/**
+ * The error that refuses a task where its run could not outlive the response: on Workers, with no
+ * waitUntil on the request nor from `cloudflare:workers`, the run would stop with the response and the
+ * task stay `working` until it expired. Undefined wherever a run can go on.
+ */
+export function keepAliveRefusal(event: H3Event): McpJsonRpcError | undefined {
+  if (event.req.waitUntil || workersPlatform.waitUntil || !runsOnWorkers(event)) return undefined;
+  const fallback = workersPlatform.workerdBuild
+    ? "cloudflare:workers (this workerd is too old to export one: update wrangler)"
+    : "this build of h3-mcp (bundled without the workerd export condition, which brings the one cloudflare:workers exports)";
+  return new McpJsonRpcError(
+    ErrorCode.InternalError,
+    `No task can be created: on Cloudflare Workers a task's run needs a waitUntil to outlive the response, and neither the request (a Worker that exports app.fetch itself passes none) nor ${fallback} gives one. Export { fetch: serve(app, { manual: true }).fetch } with h3's serve, which hands each request the Worker's ctx.waitUntil${workersPlatform.workerdBuild ? "" : ", or bundle with the workerd condition"}`,
+  );
+}
+
+// --- Internal ---
+
 /** Workers keep work alive for 30 s after the response (waitUntil's limit): the longest a parked run can be held. */
 const WORKERS_HOLD_MS = 30_000;
 
-/** How this request keeps the work it starts alive. */
-export function keepAliveFor(event: H3Event): KeepAlive {
+/** Elsewhere the process outlives the response: nothing to do when the request brings no waitUntil. */
+const ignore = () => {};
+
+function runsOnWorkers(event: H3Event): boolean {
   // srvx names the runtime on the request; only workerd ends a request's promises with its response.
-  const holdParkedMs = (event.runtime as { name?: string } | undefined)?.name === "cloudflare" ? WORKERS_HOLD_MS : 0;
-  return { waitUntil: (work) => event.waitUntil(work), holdParkedMs };
+  return workersPlatform.onWorkers || (event.runtime as { name?: string } | undefined)?.name === "cloudflare";
 }

@@ -5,7 +5,7 @@ import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
 import { getMcpContext } from "../features/request-context.ts";
 import { TASKS_EXTENSION, type TaskCapablePlugin } from "../features/task-api.ts";
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
-import { keepAliveFor } from "./keep-alive.ts";
+import { keepAliveFor, keepAliveRefusal } from "./keep-alive.ts";
 import { createTaskRuntime } from "./runtime.ts";
 import { createTaskStore, type TaskStore } from "./store.ts";
 import type { Hub } from "../features/change-hub.ts";
@@ -93,10 +93,10 @@ export function mcpTasks(options: McpTasksOptions = {}): McpTasksPlugin {
       if (!task || typeof task.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function");
       return runtime.create(owner(event), getMcpContext(event), task, () => keepAliveFor(event));
     },
-    "~refusal"() {
+    "~refusal"(event) {
       // A shared store decides the cap at creation (asking Redis here would make this asynchronous).
       // In memory, `size` sweeps as `create` does, so this says "full" exactly when creating would fail.
-      return !shared && store.size >= max ? taskStoreFull(max) : undefined;
+      return !shared && store.size >= max ? taskStoreFull(max) : keepAliveRefusal(event);
     },
     ...(shared && { "~attachHub": (hub: Hub) => shared["~attachHub"](hub) }),
   };

@@ -71,3 +71,34 @@ export async function launch(name: string, opts: { command: string; args: (port:
     },
   };
 }
+
+/**
+ * A Worker entry of `app` under `wrangler dev` (local mode: workerd), with the Node >= 22.12 wrangler needs.
+ * Each gets its own state folder and inspector port, so several run side by side.
+ */
+export async function launchWorker(name: string, opts: { script: string; app: string; work: string; node22: string; wrangler: string; env?: Record<string, string> }): Promise<Launched> {
+  const inspectorPort = await freePort();
+  return launch(name, {
+    command: opts.node22,
+    args: (port) => [
+      opts.wrangler,
+      "dev",
+      opts.script,
+      "--config",
+      "wrangler.jsonc",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      path.join(opts.work, `${name}-state`),
+      "--show-interactive-dev-session=false",
+    ],
+    cwd: opts.app,
+    env: { WRANGLER_SEND_METRICS: "false", WRANGLER_LOG_PATH: path.join(opts.work, "wrangler-logs"), CI: "true", ...opts.env },
+    logDir: opts.work,
+    readyMs: 90_000,
+  });
+}

@@ -1,17 +1,10 @@
 import { inject } from "vitest";
-import { launch } from "./launch.ts";
+import { launchWorker } from "./launch.ts";
 import { describeRuntime } from "./smoke.ts";
 
-// workerd through `wrangler dev` (local mode), which needs Node >= 22.12.
-describeRuntime("workerd", () => {
-  const dirs = inject("smokeDirs");
-  const runtimes = inject("runtimes");
-  return launch("workerd", {
-    command: runtimes.node22,
-    args: (port) => [runtimes.wrangler, "dev", "--config", "wrangler.jsonc", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"],
-    cwd: dirs.app,
-    env: { WRANGLER_SEND_METRICS: "false", WRANGLER_LOG_PATH: `${dirs.work}/wrangler-logs`, CI: "true" },
-    logDir: dirs.work,
-    readyMs: 90_000,
-  });
+// workerd through `wrangler dev`, with the entry that hands each request the Worker's ctx.waitUntil:
+// `export default { fetch: serve(app, { manual: true }).fetch }` (examples/runtimes/worker.ts).
+describeRuntime("workerd, serve(app, { manual: true }).fetch", () => {
+  const { app, work } = inject("smokeDirs");
+  return launchWorker("workerd", { script: "worker.ts", app, work, ...inject("runtimes") });
 });

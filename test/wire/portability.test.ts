@@ -6,7 +6,7 @@ import { syncBuiltinESMExports } from "node:module";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpRequestState } from "../../src/index.ts";
 import { mcpTask, mcpTasks } from "../../src/tasks/index.ts";
-import { expectResult, expectShape, S } from "../helpers/schemas.ts";
+import { expectError, expectResult, expectShape, S } from "../helpers/schemas.ts";
 import { aborted, coreApp } from "../fixtures/core-app.ts";
 import { legacyClient } from "../helpers/legacy.ts";
 import { useServedApp } from "../helpers/serve.ts";
@@ -164,6 +164,61 @@ describe("work after the response", () => {
     expectShape(S.cancelTask, cancelled.body.result);
     await kept[0];
     expect(released).toBe(true);
+  });
+});
+
+describe("Workers where no waitUntil reaches the run", () => {
+  // The build for every runtime but workerd, loaded where Workers' own navigator.userAgent says
+  // "Cloudflare-Workers": what a Worker gets from a bundler that does not set the workerd condition.
+  // (Under wrangler, the workerd build and this refusal are smoked on workerd itself: test/runtimes/.)
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  async function workersApp() {
+    vi.stubGlobal("navigator", { userAgent: "Cloudflare-Workers" });
+    vi.resetModules();
+    const core = await import("../../src/index.ts");
+    const tasks = await import("../../src/tasks/index.ts");
+    const runs = { always: 0, required: 0 };
+    const verdicts: boolean[] = [];
+    const work = { run: async () => ({ content: [{ type: "text" as const, text: "done" }] }) };
+    const tools = [
+      core.defineTool({ name: "always", handler: (e) => (runs.always++, verdicts.push(tasks.canCreateTask(e)), tasks.mcpTask(e, work)) }),
+      core.defineTool({ name: "required", execution: { taskSupport: "required" }, handler: (e) => (runs.required++, tasks.mcpTask(e, work)) }),
+      core.defineTool({ name: "plain", handler: () => "plain answer" }),
+    ];
+    const plugin = tasks.mcpTasks();
+    return { app: appFor(core.defineMcpHandler({ name: "w", version: "1", tools }, { extensionPlugins: [plugin] })), runs, verdicts, plugin };
+  }
+
+  it("refuses to create a task with -32603 naming the cause and the fix, before a required tool's handler; other calls are served", async () => {
+    const { app, runs, verdicts, plugin } = await workersApp();
+    const caps = { extensions: { [TASKS]: {} } };
+    for (const name of ["always", "required"]) {
+      const r = await call(app, "tools/call", { name }, { caps });
+      const error = expectError(r.body, -32603);
+      expect(error.message).toMatch(/^No task can be created: on Cloudflare Workers a task's run needs a waitUntil to outlive the response/);
+      expect(error.message).toMatch(/without the workerd export condition/);
+      expect(error.message).toMatch(/Export \{ fetch: serve\(app, \{ manual: true \}\)\.fetch \}/);
+    }
+    expect(runs).toEqual({ always: 1, required: 0 });
+    expect(verdicts).toEqual([false]);
+    expect(plugin.store.size).toBe(0);
+    expect(expectResult((await call(app, "tools/call", { name: "plain" }, { caps })).body, S.callTool).content[0].text).toBe("plain answer");
+  });
+
+  it("creates the task when the request brings the Worker's waitUntil (h3's serve(app, { manual: true }))", async () => {
+    const { app } = await workersApp();
+    const request = modernRequest("tools/call", { name: "required" }, { caps: { extensions: { [TASKS]: {} } } });
+    const kept: Promise<unknown>[] = [];
+    Object.defineProperty(request, "waitUntil", { value: (p: Promise<unknown>) => kept.push(p) });
+    const created = (await (await app.fetch(request)).json()).result;
+    expectShape(S.createTask, created);
+    expect(kept).toHaveLength(1);
+    await kept[0];
+    expect((await call(app, "tasks/get", { taskId: created.taskId }, { caps: { extensions: { [TASKS]: {} } } })).body.result.status).toBe("completed");
   });
 });
 
