@@ -8,6 +8,7 @@
 // UTF-8 size of the result a finished task returns ({ content: [{ type: "text", text }] }), which
 // the store must keep whatever its layout.
 import { parseArgs } from "node:util";
+import type { MemoryTaskStore } from "h3-mcp/tasks";
 import { createBenchApp } from "./lib/mcp-app.ts";
 import { fillTasks } from "./lib/fill.ts";
 import { ECHO_TEXT, requests, toWebRequest } from "./lib/wire.ts";
@@ -57,7 +58,7 @@ async function measureTasks(kind: "finished" | "working"): Promise<TaskMemory> {
   const ID_BYTES = 36;
   const ids = Buffer.alloc(N * ID_BYTES);
   const idAt = (i: number) => ids.toString("latin1", i * ID_BYTES, (i + 1) * ID_BYTES);
-  const store = bench.tasks.store;
+  const store = bench.tasks.store as MemoryTaskStore;
   const before = await settledHeap();
   const offBefore = store.externalBytes;
   let at = 0;
@@ -72,13 +73,13 @@ async function measureTasks(kind: "finished" | "working"): Promise<TaskMemory> {
   const res = await bench.app.fetch(toWebRequest(requests.getTask(last)));
   const body = (await res.json()) as { result?: { status?: string } };
   const status = body.result?.status ?? `HTTP ${res.status}`;
-  if (bench.tasks.store.size !== WARMUP + N) throw new Error(`store holds ${bench.tasks.store.size}, expected ${WARMUP + N}`);
+  if (store.size !== WARMUP + N) throw new Error(`store holds ${store.size}, expected ${WARMUP + N}`);
   let bytesPerTaskAfterGet: number | undefined;
   if (kind === "finished") {
     for (let i = 0; i < N; i++) await (await bench.app.fetch(toWebRequest(requests.getTask(idAt(i))))).text();
     bytesPerTaskAfterGet = ((await settledHeap()) - before + store.externalBytes - offBefore) / N;
     // Keeps the app, and so the store, reachable until after the measurement.
-    if (bench.tasks.store.size !== WARMUP + N) throw new Error("tasks went missing after tasks/get");
+    if (store.size !== WARMUP + N) throw new Error("tasks went missing after tasks/get");
   }
   const heapPerTask = (after - before) / N;
   return { kind, n: N, bytesPerTask: heapPerTask + offHeapPerTask, heapPerTask, offHeapPerTask, bytesPerTaskAfterGet, status, createUs: (ms * 1000) / N };

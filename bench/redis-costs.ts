@@ -85,14 +85,15 @@ try {
   // sent to the worker's own instance and then to a second instance on the same store (its own
   // connections, as another process would have).
   const otherStore = redisTaskStore({ url: redis.url, prefix: "costs" });
+  const otherTasks = mcpTasks({ store: otherStore, max: 1_000_000, ttlMs: null });
   const otherHandler = defineMcpHandler({ name: "costs", version: "0.0.0", tools: [taskEchoTool, raceTool] }, {
-    extensionPlugins: [mcpTasks({ store: otherStore, max: 1_000_000, ttlMs: null })],
+    extensionPlugins: [otherTasks],
   });
   const other = new H3().all("/mcp", otherHandler);
   const race = async (answerApp: H3) => {
     stats.workerUpdates = 0;
     stats.answers = 0;
-    const before = store.stats.casRetries + otherStore.stats.casRetries;
+    const before = tasks.stats.casRetries + otherTasks.stats.casRetries;
     const handle = (await call(mcpRequest("tools/call", { name: "task_race", arguments: {} }, { tasks: true, roots: true }))).result;
     const taskId = handle.taskId as string;
     for (let i = 0; i < ROUNDS; i++) {
@@ -105,7 +106,7 @@ try {
       stats.answers++;
     }
     await waitForStatus(app, [taskId], "completed", 30_000);
-    const retries = store.stats.casRetries + otherStore.stats.casRetries - before;
+    const retries = tasks.stats.casRetries + otherTasks.stats.casRetries - before;
     const changes = stats.workerUpdates + stats.answers;
     return { rounds: ROUNDS, workerUpdates: stats.workerUpdates, answers: stats.answers, retries, perThousand: (retries / changes) * 1000 };
   };

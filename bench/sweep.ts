@@ -5,6 +5,7 @@
 // store is given a controllable clock through mcpTasks' `~now` hook (internal, meant for tests):
 // E tasks (finished, or still working, which expiry then fails) are created at t = 0, L at t = 30 s, and the sweep runs at t = 60 s with ttlMs = 60 s.
 import { parseArgs } from "node:util";
+import type { MemoryTaskStore } from "h3-mcp/tasks";
 import { createBenchApp } from "./lib/mcp-app.ts";
 import { fillTasks } from "./lib/fill.ts";
 import { requests } from "./lib/wire.ts";
@@ -57,23 +58,24 @@ const results: SweepCase[] = [];
 async function measure(expired: number, live: number, kind: Case[2]) {
   let clock = 0;
   const { app, tasks } = createBenchApp({ ttlMs: TTL, "~now": () => clock });
+  const store = tasks.store as MemoryTaskStore;
   await fillTasks(app, expired, undefined, kind === "finished" ? requests.createTask() : requests.hangTask());
   clock = TTL / 2;
   await fillTasks(app, live);
   gc();
   clock = TTL + 1;
   let t = performance.now();
-  const dropped = tasks.store.sweep();
+  const dropped = store.sweep();
   const sweepUs = (performance.now() - t) * 1000;
   // Looking when nothing expired is O(1); the fastest of a few tries keeps a GC pause out of it.
   let idleSweepUs = Infinity;
   for (let i = 0; i < 5; i++) {
     t = performance.now();
-    tasks.store.sweep();
+    store.sweep();
     idleSweepUs = Math.min(idleSweepUs, (performance.now() - t) * 1000);
   }
   if (dropped !== expired) throw new Error(`sweep dropped ${dropped}, expected ${expired}`);
-  if (tasks.store.size !== live) throw new Error(`store holds ${tasks.store.size}, expected ${live} live tasks`);
+  if (store.size !== live) throw new Error(`store holds ${store.size}, expected ${live} live tasks`);
   return { sweepUs, idleSweepUs };
 }
 

@@ -225,7 +225,7 @@ async function startCluster() {
   const { startRoundRobinProxy } = await tooling("test/helpers/round-robin-proxy.ts");
   cluster = {};
   cluster.redis = await startRedis();
-  const env = { REDIS_URL: cluster.redis.url, MCP_REQUEST_STATE_SECRET: `conformance-${process.pid}-${Date.now()}` };
+  const env = { REDIS_URL: cluster.redis.url, MCP_REQUEST_STATE_SECRET: `conformance-${process.pid}-${Date.now()}`, MCP_TASKS_SECRET: `conformance-tasks-${process.pid}-${Date.now()}` };
   const urls = await Promise.all([startServer(env, `${era}-instance-a`), startServer(env, `${era}-instance-b`)]);
   cluster.proxy = await startRoundRobinProxy(urls.map((u) => new URL(u).origin));
   console.log(`conformance: two instances (${urls.join(", ")}) share ${cluster.redis.url} behind the round-robin proxy ${cluster.proxy.origin}`);

@@ -17,6 +17,8 @@ import { taskTools } from "./tools/tasks.ts";
  * the MRTR signer (instances behind one balancer share its secret).
  */
 export function createDemo(tasks: McpTasksOptions = {}, requestState?: RequestStateOptions) {
+  // Polling every 200 ms keeps the suite's task scenarios quick.
+  const tasksPlugin = mcpTasks({ pollIntervalMs: 200, ...tasks });
   const mcp = defineMcpHandler(
     {
       name: "h3-mcp-demo",
@@ -29,11 +31,10 @@ export function createDemo(tasks: McpTasksOptions = {}, requestState?: RequestSt
       resources,
       resourceTemplates,
     },
-    // Polling every 200 ms keeps the suite's task scenarios quick.
-    { extensionPlugins: [mcpTasks({ pollIntervalMs: 200, ...tasks })], ...(requestState ? { requestState } : {}) },
+    { extensionPlugins: [tasksPlugin], ...(requestState ? { requestState } : {}) },
   );
   const app: H3 = new H3().all("/mcp", mcp);
-  return { mcp, app };
+  return { mcp, app, tasks: tasksPlugin };
 }
 
 export const { mcp, app } = createDemo();

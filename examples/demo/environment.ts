@@ -25,7 +25,9 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   if (!url) return { tasks: {}, requestState, describe: "tasks in memory (this process only)", close: async () => {} };
 
   const { redisTaskStore } = await import("h3-mcp/tasks/redis");
-  const store = redisTaskStore({ url, prefix: DEMO_PREFIX, leaseMs: DEMO_LEASE_MS });
+  // The key owners are hashed under in Redis: required as soon as tasks are bound to callers (the same on
+  // every instance, like the requestState secret).
+  const store = redisTaskStore({ url, prefix: DEMO_PREFIX, leaseMs: DEMO_LEASE_MS, secret: env.MCP_TASKS_SECRET || undefined });
   const warning = secret ? "" : " (MCP_REQUEST_STATE_SECRET is unset: an MRTR round started here only finishes here)";
   return {
     tasks: { store },

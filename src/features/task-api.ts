@@ -1,7 +1,7 @@
 // The user-facing task calls. They live in the core so `mcpTask` can be imported from "h3-mcp"
 // too, yet they only look up the tasks plugin on the request: the core never loads it.
 import type { H3Event } from "h3";
-import { getMcpContext } from "./request-context.ts";
+import { getMcpContext, type McpContext } from "./request-context.ts";
 import { ErrorCode, McpJsonRpcError, missingCapability } from "../protocol/errors.ts";
 import type { InputAnswers, InputRequest } from "./mrtr/input-requests.ts";
 import type { ServedMount } from "./call-context.ts";
@@ -14,6 +14,8 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** What `run` gets: the task it works for. */
 export interface McpTaskContext {
   readonly taskId: string;
+  /** What the task carries from the call that created it (`mcpTasks({ origin })`), if anything. */
+  readonly origin?: Record<string, unknown>;
   /** Aborted by `tasks/cancel` and by expiry. Cancellation is cooperative: honour it. */
   readonly signal: AbortSignal;
   /** Sets the status message every later `tasks/get` shows. */
@@ -68,6 +70,15 @@ export function mcpTask(event: H3Event, options: McpTaskOptions): CreateTaskResu
 }
 
 /**
+ * Throws the `-32021` a `tasks/*` request (or a task listen) answers with when its own capabilities do
+ * not declare the extension.
+ */
+export function requireTasksDeclared(event: H3Event): void {
+  const ctx = getMcpContext(event);
+  if (ctx.era !== "modern" || !declaresTasks(ctx)) throw tasksUndeclared();
+}
+
+/**
  * `taskSupport: "required"`: the error a `tools/call` of this tool answers with before its handler
  * runs, when no task can be created for the request; undefined when one can.
  */
@@ -88,6 +99,16 @@ export function requiredTaskRefusal(event: H3Event, toolName: string): McpJsonRp
 
 const REQUIRED = { extensions: { [TASKS_EXTENSION]: {} } };
 
+/** Whether the request's own capabilities declare the extension. */
+function declaresTasks(ctx: McpContext): boolean {
+  return !!ctx.clientCapabilities.extensions?.[TASKS_EXTENSION];
+}
+
+/** `-32021` naming the extension: declaring it would help. */
+function tasksUndeclared(): McpJsonRpcError {
+  return missingCapability(REQUIRED);
+}
+
 /** Why no task: a cheap tag, so that `canCreateTask` builds no error object. */
 type Refusal = "legacy" | "not-installed" | "not-enabled" | "method" | "undeclared" | "gone" | "plugin";
 
@@ -104,7 +125,7 @@ function whyNoTask(event: H3Event): Refusal | undefined {
     return installed ? "not-enabled" : "not-installed";
   }
   if (ctx.method !== "tools/call") return "method";
-  if (!ctx.clientCapabilities.extensions?.[TASKS_EXTENSION]) return "undeclared";
+  if (!declaresTasks(ctx)) return "undeclared";
   // A task for a caller that already went away would hold a slot for its whole ttl with nobody to poll it.
   if (ctx["~gone"]()) return "gone";
   return plugin["~refusal"](event) ? "plugin" : undefined;
@@ -125,7 +146,7 @@ function refusalError(event: H3Event, why: Refusal): McpJsonRpcError {
     case "method":
       return internal("Only tools/call may be answered with a task");
     case "undeclared":
-      return missingCapability(REQUIRED);
+      return tasksUndeclared();
     case "gone":
       return internal("The client went away before the task was created");
     case "plugin":

@@ -83,6 +83,29 @@ export function taskStoreFull(max: number): McpJsonRpcError {
 }
 
 /**
+ * `-32603` for a task that cannot be created because its caller holds `maxPerOwner` tasks already: the
+ * full store's error, naming the per-caller cap instead (`data.maxPerOwner`).
+ */
+export function taskOwnerFull(maxPerOwner: number): McpJsonRpcError {
+  return new McpJsonRpcError(
+    ErrorCode.InternalError,
+    `Too many tasks for this caller (${maxPerOwner} ${maxPerOwner === 1 ? "task" : "tasks"} retained, the most one caller may hold); try again later`,
+    { maxPerOwner },
+  );
+}
+
+/** HTTP status of the answer when the task store cannot be reached in time. */
+export const STORE_UNAVAILABLE_STATUS = 503;
+
+/**
+ * `-32603` with HTTP 503 for a task store that is down or too slow: what a store throws then, so the
+ * request is answered at once, and the runtime retries the work's own changes meanwhile.
+ */
+export function taskStoreUnavailable(reason: string): McpJsonRpcError {
+  return new McpJsonRpcError(ErrorCode.InternalError, `The task store is unavailable: ${reason}`, undefined, STORE_UNAVAILABLE_STATUS);
+}
+
+/**
  * `-32603` "Internal error" for an unexpected failure the client must not learn about; `cause` still
  * reaches the handler's `onError`.
  */

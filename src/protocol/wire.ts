@@ -3,7 +3,7 @@
 import { FastResponse } from "srvx";
 import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "./errors.ts";
-import type { JsonObject, RequestId } from "./types.ts";
+import type { CreateTaskResult, JsonObject, RequestId } from "./types.ts";
 import { META } from "./types.ts";
 
 export type Era = "modern" | "legacy";
@@ -173,7 +173,7 @@ export function isTerminalStatus(value: TaskStateValue): boolean {
 }
 
 /** The Task fields common to every envelope. Picks named fields; never spreads context. */
-export function toTask(snapshot: TaskSnapshotLike, resultType?: "task" | "complete"): JsonObject {
+export function toTask(snapshot: TaskSnapshotLike, resultType?: "complete"): JsonObject {
   const c = snapshot.context;
   // With a resultType (a result of its own rather than a Task inside one), it comes first.
   const task: JsonObject = resultType ? { resultType, taskId: c.taskId, status: TASK_STATUS[snapshot.value] } : { taskId: c.taskId, status: TASK_STATUS[snapshot.value] };
@@ -221,8 +221,14 @@ export function toDetailedTask(snapshot: TaskSnapshotLike): JsonObject {
   return task;
 }
 
-export function toCreateTaskResult(snapshot: TaskSnapshotLike): JsonObject {
-  return toTask(snapshot, "task");
+/** The handle of a task just created (so `working`). */
+export function toCreateTaskResult(snapshot: TaskSnapshotLike): CreateTaskResult {
+  const c = snapshot.context;
+  const createdAt = isoTime(c.createdAt);
+  const lastUpdatedAt = isoTime(c.lastUpdatedAt);
+  return c.statusMessage === undefined
+    ? { resultType: "task", taskId: c.taskId, status: "working", createdAt, lastUpdatedAt, ttlMs: c.ttlMs, pollIntervalMs: c.pollIntervalMs }
+    : { resultType: "task", taskId: c.taskId, status: "working", statusMessage: c.statusMessage, createdAt, lastUpdatedAt, ttlMs: c.ttlMs, pollIntervalMs: c.pollIntervalMs };
 }
 
 export function toGetTaskResult(snapshot: TaskSnapshotLike): JsonObject {
@@ -248,10 +254,6 @@ export function toGetTaskResultJson(snapshot: TaskSnapshotLike, resultJson?: str
   }
   const head = JSON.stringify(toTask(snapshot, "complete"));
   return `${head.slice(0, -1)},"result":${resultJson}}`;
-}
-
-export function toTaskNotificationParams(snapshot: TaskSnapshotLike, subscriptionId: RequestId): JsonObject {
-  return { ...toDetailedTask(snapshot), _meta: { [META.subscriptionId]: subscriptionId } };
 }
 
 export const EMPTY_ACK: JsonObject = Object.freeze({ resultType: "complete" }) as JsonObject;

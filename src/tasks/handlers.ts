@@ -1,40 +1,35 @@
-// tasks/get, tasks/update, tasks/cancel, the `taskIds` listen filter and the taskSupport gate.
-// They only send events to actors and turn snapshots into envelopes (in wire.ts).
+// tasks/get, tasks/update, tasks/cancel and the `taskIds` listen filter. They only send events (through
+// the runtime) and turn what the store holds into envelopes (in wire.ts).
 import type { H3Event } from "h3";
 import type { InputRequest, TaskEvent } from "../../machines/task.machine.ts";
-import { getMcpContext } from "../features/request-context.ts";
-import { invalidParams, missingCapability } from "../protocol/errors.ts";
+import { requireTasksDeclared } from "../features/task-api.ts";
+import { invalidParams } from "../protocol/errors.ts";
 import { hasAnswerShape } from "../features/mrtr/answers.ts";
 import type { ListenFilter, ListenStream, McpPluginMethod } from "../features/extension-plugin.ts";
-import { TASKS_EXTENSION } from "../features/task-api.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toDetailedTaskFromGetJson, toGetTaskResult, type TaskSnapshotLike } from "../protocol/wire.ts";
-import { keepAliveFor, snapshotOf, untilIdle } from "./keep-alive.ts";
-import { FinishedTask, type TaskStore } from "./store.ts";
+import { after, type MaybePromise } from "../utils/maybe-promise.ts";
+import { keepAliveFor, untilIdle } from "./keep-alive.ts";
+import type { TaskRuntime } from "./runtime.ts";
 
 export interface TaskHandlerDeps {
-  store: TaskStore;
-  owner(event: H3Event): unknown;
+  runtime: TaskRuntime;
+  /** The caller's owner key; undefined when `bind` answered something no task can be bound to. */
+  owner(event: H3Event): string | undefined;
   now(): number;
 }
 
-const REQUIRED = { extensions: { [TASKS_EXTENSION]: {} } };
-
-/** True when this request's own capabilities declare the extension. */
-export function declaresTasks(event: H3Event): boolean {
-  const ctx = getMcpContext(event);
-  return ctx.era === "modern" && !!ctx.clientCapabilities.extensions?.[TASKS_EXTENSION];
-}
-
 export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPluginMethod> {
-  const { store } = deps;
+  const { runtime } = deps;
   // One error for unknown, expired and foreign ids, so a leaked id tells a third party nothing.
   const unknown = () => invalidParams("Unknown task");
   const resolve = (event: H3Event, params: JsonObject) => {
-    if (!declaresTasks(event)) throw missingCapability(REQUIRED);
+    requireTasksDeclared(event);
     const taskId = params.taskId;
     if (typeof taskId !== "string" || taskId === "") throw invalidParams("params.taskId must be a string");
-    return { taskId, owner: deps.owner(event) };
+    const owner = deps.owner(event);
+    if (owner === undefined) throw unknown();
+    return { taskId, owner };
   };
 
   return {
@@ -42,9 +37,9 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
       nameParam: "taskId",
       handler(event, params) {
         const { taskId, owner } = resolve(event, params);
-        return after(store.get(taskId, owner), (entry) => {
-          if (!entry) throw unknown();
-          return entry instanceof FinishedTask ? new RawJson(entry.json) : toGetTaskResult(snapshotOf(entry));
+        return after(runtime.get(taskId, owner), (task) => {
+          if (!task) throw unknown();
+          return task.json !== undefined ? new RawJson(task.json) : toGetTaskResult(task.snapshot);
         });
       },
     },
@@ -61,9 +56,9 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
           responses: wellFormedAnswers(snapshot.context.inputRequests, responses as JsonObject),
           at: deps.now(),
         });
-        return after(store.send(taskId, owner, answer), (found) => {
+        return after(runtime.send(taskId, owner, answer), (found) => {
           if (found === false) throw unknown();
-          // The answer resumes the run in this request: keep it alive here as creation did.
+          // The answer resumes the run here: keep it alive as creation did.
           if (found !== true) {
             const alive = keepAliveFor(event);
             alive.waitUntil(untilIdle(found, alive.holdParkedMs));
@@ -76,7 +71,7 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
       nameParam: "taskId",
       handler(event, params) {
         const { taskId, owner } = resolve(event, params);
-        return after(store.send(taskId, owner, { type: "task.cancel", at: deps.now() }), (found) => {
+        return after(runtime.send(taskId, owner, () => ({ type: "task.cancel", at: deps.now() })), (found) => {
           if (found === false) throw unknown();
           return EMPTY_ACK;
         });
@@ -94,10 +89,11 @@ export function createTaskListenFilter(deps: TaskHandlerDeps): ListenFilter {
   return {
     key: "taskIds",
     agree(event, value, stream) {
-      if (!declaresTasks(event)) throw missingCapability(REQUIRED);
+      requireTasksDeclared(event);
       if (!Array.isArray(value)) throw invalidParams("notifications.taskIds must be an array of task ids");
       const owner = deps.owner(event);
       const ids = [...new Set(value)].filter((id): id is string => typeof id === "string");
+      if (owner === undefined) return [];
       const agreed = ids.map((id) => agreeTo(deps, stream, id, owner));
       // A shared store answers later; the acknowledgement keeps the order the ids were asked in.
       if (!agreed.some((a) => a instanceof Promise)) return ids.filter((_, i) => agreed[i]);
@@ -121,45 +117,33 @@ function wellFormedAnswers(outstanding: Record<string, InputRequest>, responses:
 }
 
 /** Subscribes `stream` to one task and sends its current state; false when the caller may not have it. */
-function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner: unknown): boolean | Promise<boolean> {
+function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner: string): MaybePromise<boolean> {
   let stopTimer: (() => void) | undefined;
-  // A shared store may deliver a change the current state below already showed: each status goes out once.
+  // A change may arrive before the current state below is sent: each status goes out once.
   let sent: string | undefined;
   const send = (snapshot: TaskSnapshotLike) => {
     if (snapshot.value === sent) return;
     sent = snapshot.value;
     stream.notify("notifications/tasks", toDetailedTask(snapshot));
-  };
-  const subscribed = deps.store.subscribe(id, owner, (snapshot) => {
-    send(snapshot);
     if (isTerminalStatus(snapshot.value)) stopTimer?.();
-  });
-  return after(subscribed, (off) => {
-    if (!off) return false;
-    return after(deps.store.get(id, owner), (entry) => {
-      if (!entry) {
-        off();
-        return false;
-      }
-      stream.onClose(off);
-      if (entry instanceof FinishedTask) {
-        if (sent === undefined) stream.notify("notifications/tasks", toDetailedTaskFromGetJson(entry.json));
-        sent = entry.status;
-        return true;
-      }
-      send(snapshotOf(entry));
-      if (entry.expiresAt !== Infinity) {
-        stopTimer = expiryTimer(deps, id, entry.expiresAt);
-        stream.onClose(stopTimer);
-      }
+  };
+  return after(deps.runtime.subscribe(id, owner, send), (subscription) => {
+    if (!subscription) return false;
+    const { task, off } = subscription;
+    stream.onClose(off);
+    if (task.json !== undefined) {
+      if (sent === undefined) stream.notify("notifications/tasks", toDetailedTaskFromGetJson(task.json));
+      sent = task.status;
       return true;
-    });
+    }
+    // A change delivered meanwhile is newer than the state read: it stands.
+    if (sent === undefined) send(task.snapshot);
+    if (task.expiresAt !== Infinity && !isTerminalStatus(sent as TaskSnapshotLike["value"])) {
+      stopTimer = expiryTimer(deps, id, task.expiresAt);
+      stream.onClose(stopTimer);
+    }
+    return true;
   });
-}
-
-/** `fn(value)`, after the value when it is a promise: the in-memory store stays synchronous. */
-function after<T, R>(value: T | Promise<T>, fn: (value: T) => R | Promise<R>): R | Promise<R> {
-  return value instanceof Promise ? value.then(fn) : fn(value);
 }
 
 // setTimeout's longest delay; a longer ttl waits in steps.
@@ -175,7 +159,7 @@ function expiryTimer(deps: TaskHandlerDeps, id: string, expiresAt: number): () =
     timer = setTimeout(
       () => {
         timer = undefined;
-        if (!deps.store.expire(id)) arm();
+        if (!deps.runtime.expire(id)) arm();
       },
       Math.min(MAX_DELAY, Math.max(0, expiresAt - deps.now())),
     );

@@ -1,18 +1,48 @@
-// The "h3-mcp/tasks" entry: the tasks extension plugin and the calls a tool makes with it.
+// The "h3-mcp/tasks" entry: the tasks extension plugin, the calls a tool makes with it, and the task
+// store contract with the default store.
 //   plugin.ts      mcpTasks(options): the plugin object (methods, listen filter, creation, refusals)
-//   runtime.ts     an actor per task; runs `run(task)` and reports its outcome to the chart as events
-//   store.ts, task-table.ts   the in-memory store: bounded, swept lazily in expiry order
+//   runtime.ts     the runtime over any store: creation, reads, changes, subscriptions, expiry
+//   local-tasks.ts, task-run.ts, run-outcome.ts   the actor side: each task run here, its actor, its
+//                  run's context, and its outcome reported to the chart as events
+//   changes.ts, shared-tick.ts, listeners.ts   changes through a shared store (compare-and-set), its lease
+//                  and catch-up, and this instance's listen streams
+//   store.ts       the task store contract (what a store persists, makes atomic, may drop, and feeds back)
+//   memory-store.ts, task-table.ts   the in-memory store: bounded, swept lazily in expiry order, off-heap
 //   handlers.ts    tasks/get, tasks/update, tasks/cancel, the taskIds listen filter
+//   chart.ts, owner.ts   the chart's transition of a stored snapshot; owners compared by value
 //   keep-alive.ts, workers-platform(.workerd).ts   a run kept alive after the response (the request's
 //                  waitUntil, else on Workers the one of cloudflare:workers), or refused where it cannot be
 // Imports: every layer below (transport/, features/, protocol/, utils/) and machines/; nothing imports it
 // but this entry, so the core never loads it.
 export { mcpTasks } from "./plugin.ts";
 export type { McpTasksOptions, McpTasksPlugin } from "./plugin.ts";
+export type { TaskRuntimeStats } from "./runtime.ts";
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "../features/task-api.ts";
 export type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
 export type { CreateTaskResult } from "../protocol/types.ts";
 // What a task's tool also reaches for: the error that fails a task, and the input it asks for.
 export { McpJsonRpcError } from "../protocol/errors.ts";
 export { mcpElicit } from "../features/mrtr/input-requests.ts";
-export type { TaskStore, TaskEntry, FinishedTask, StoredTask } from "./store.ts";
+// The task store contract, for a store of your own (docs/task-stores.md), and the default store.
+export { memoryTaskStore } from "./memory-store.ts";
+export type { MemoryTaskStore } from "./memory-store.ts";
+export { taskStoreUnavailable } from "../protocol/errors.ts";
+export type {
+  CreateOutcome,
+  FinalStatus,
+  FinishedTaskRecord,
+  LiveTaskRecord,
+  MaybePromise,
+  NewTask,
+  StoreRuntime,
+  TaskChange,
+  TaskFeed,
+  TaskLimits,
+  TaskOrigin,
+  TaskRecord,
+  TaskSnapshot,
+  TaskStore,
+  TaskWrite,
+  WriteOutcome,
+} from "./store.ts";
+export type { Hub, HubEvent } from "../features/change-hub.ts";

@@ -1,13 +1,11 @@
 // How a request keeps the work it started alive after its response: h3's `event.waitUntil`, else on
 // Workers the `waitUntil` of `cloudflare:workers`, and on Workers a creating request held while its task
-// waits for input. Also a live task's current snapshot, read from its actor or, for a shared store's
-// task with no actor here, from the store.
+// waits for input.
 import type { H3Event } from "h3";
 import { workersPlatform } from "#workers-platform";
-import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import type { TaskSnapshotLike } from "../protocol/wire.ts";
-import type { TaskEntry } from "./store.ts";
+import type { LocalTask } from "./local-tasks.ts";
 
 /** The request's waitUntil, and how long it must outlive a parked run (see `untilIdle`). */
 export interface KeepAlive {
@@ -22,17 +20,15 @@ export interface KeepAlive {
  * promise another request resolves once its own request is over, so there the creating request has to
  * outlive the wait for `tasks/update`; a pending timer also keeps workerd from calling the wait hung.
  */
-export function untilIdle(entry: TaskEntry, holdParkedMs = 0): Promise<void> {
+export function untilIdle(task: LocalTask, holdParkedMs = 0): Promise<void> {
   return new Promise((resolve) => {
-    // Finished already, or a shared store's task as read from Redis: its work, if it runs here at all, is
-    // followed through the entry that creation kept alive.
-    if (!entry.actor) return resolve();
-    // Status changes reach entry.listeners from whichever actor the store runs (it may restart it).
-    const listeners = (entry.listeners ??= new Set());
+    if (!task.actor) return resolve();
+    // Status changes reach the followers from whichever actor the task has (a shared store may restart it).
+    const followers = (task.followers ??= new Set());
     let hold: ReturnType<typeof setTimeout> | undefined;
     const done = () => {
       clearTimeout(hold);
-      listeners.delete(follow);
+      followers.delete(follow);
       resolve();
     };
     const follow = (snapshot: TaskSnapshotLike) => {
@@ -42,16 +38,9 @@ export function untilIdle(entry: TaskEntry, holdParkedMs = 0): Promise<void> {
       if (snapshot.value !== "input_required" || holdParkedMs <= 0) return done();
       hold = setTimeout(done, holdParkedMs);
     };
-    listeners.add(follow);
-    follow(snapshotOf(entry));
+    followers.add(follow);
+    follow(task.snapshot);
   });
-}
-
-/** A live task's current snapshot. */
-export function snapshotOf(entry: TaskEntry): TaskSnapshotLike {
-  if (!entry.actor && entry.snapshot) return entry.snapshot;
-  const snap = entry.actor!.getSnapshot();
-  return { value: snap.value as TaskStateValue, context: snap.context as TaskContext };
 }
 
 /** How this request keeps the work it starts alive (see `keepAliveRefusal` for where nothing can). */

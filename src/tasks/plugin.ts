@@ -1,50 +1,58 @@
 import type { H3Event } from "h3";
 import type { InspectionEvent, Observer } from "xstate";
-import { fromHttpError, internalError, McpUsageError, taskStoreFull } from "../protocol/errors.ts";
+import { fromHttpError, internalError, McpUsageError } from "../protocol/errors.ts";
 import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
 import { getMcpContext } from "../features/request-context.ts";
 import { TASKS_EXTENSION, type TaskCapablePlugin } from "../features/task-api.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { newTaskId } from "../utils/task-id.ts";
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
 import { keepAliveFor, keepAliveRefusal } from "./keep-alive.ts";
-import { createTaskRuntime } from "./runtime.ts";
-import { createTaskStore, type TaskStore } from "./store.ts";
-import type { Hub } from "../features/change-hub.ts";
+import { memoryTaskStore, type MemoryTaskStore } from "./memory-store.ts";
+import { ownerKey, UNBOUND, unkeyableOwner } from "./owner.ts";
+import { createTaskRuntime, type TaskRuntimeStats } from "./runtime.ts";
+import type { TaskOrigin, TaskStore } from "./store.ts";
 
-/** A store several instances share; made by `redisTaskStore()` ("h3-mcp/tasks/redis"). */
-export interface SharedTaskStore extends TaskStore {
-  readonly shared: true;
-  /** @internal */
-  "~configure"(config: { max: number; now: () => number; inspect?: McpTasksOptions["inspect"] }): void;
-  /** @internal */
-  "~attachHub"(hub: Hub): () => void;
-}
-import { newTaskId } from "../utils/task-id.ts";
-
-export interface McpTasksOptions {
+export interface McpTasksOptions<S extends TaskStore = TaskStore> {
   /** Serve tasks to this request? A rejected request gets -32601 for tasks/*, no task subscription, and mcpTask throws. */
   enabled?: boolean | ((event: H3Event) => boolean);
   /** Tasks retained at once; creation fails past it rather than dropping a handle. Default 1000. */
   max?: number;
+  /**
+   * Tasks one caller (one `bind` value) may retain at once; creation fails past it with the full store's
+   * error, naming this cap. Default: no cap beyond `max`. Without `bind`, every task has the same owner.
+   */
+  maxPerOwner?: number;
   /** Lifetime from creation; `null` for unlimited. Default 600 000 (10 minutes). */
   ttlMs?: number | null;
   /** Advertised polling interval. Default 1000. */
   pollIntervalMs?: number;
-  /** Scopes a task to its caller: computed at creation and re-checked on every later request. */
+  /**
+   * Scopes a task to its caller: computed at creation and on every later request, compared by value (a
+   * string as it is, any other JSON value by its canonical JSON). A value that is neither refuses creation.
+   */
   bind?: (event: H3Event) => unknown;
+  /**
+   * What a new task carries from the call that created it (for example that call's trace context): a JSON
+   * object of at most 4 KiB, kept with the task by every store and given back wherever it is read
+   * (`task.origin` in `run`).
+   */
+  origin?: (event: H3Event) => TaskOrigin | undefined;
   /** An XState inspector (e.g. from `@statelyai/inspect`) handed to every task actor. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /**
-   * Where tasks live. Default: this process's memory. A shared store (`redisTaskStore()` from
-   * "h3-mcp/tasks/redis") lets every instance answer for every task.
+   * Where tasks live. Default: this process's memory (`memoryTaskStore()`). A shared store
+   * (`redisTaskStore()` from "h3-mcp/tasks/redis") lets every instance answer for every task. Any
+   * implementation of `TaskStore` will do (docs/task-stores.md); each `mcpTasks()` needs its own.
    */
-  store?: SharedTaskStore;
+  store?: S;
   /** @internal Clock and id source, replaceable in tests. */
   "~now"?: () => number;
   "~newId"?: () => string;
 }
 
-/** The installed plugin, with its store reachable for tests and tooling. */
-export type McpTasksPlugin = TaskCapablePlugin & { readonly store: TaskStore };
+/** The installed plugin, with its store and its runtime's figures reachable for tests and tooling. */
+export type McpTasksPlugin<S extends TaskStore = TaskStore> = TaskCapablePlugin & { readonly store: S; readonly stats: TaskRuntimeStats };
 
 /**
  * The tasks extension (`io.modelcontextprotocol/tasks`). Installing it is what serves it.
@@ -52,53 +60,72 @@ export type McpTasksPlugin = TaskCapablePlugin & { readonly store: TaskStore };
  * @example
  * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ ttlMs: 60_000 })] });
  */
-export function mcpTasks(options: McpTasksOptions = {}): McpTasksPlugin {
+export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTasksOptions<S> = {}): McpTasksPlugin<S> {
   const now = options["~now"] ?? Date.now;
   // Each goes on the wire (or bounds what does) as an integer: anything else is refused here, not sent.
   const max = positiveInteger("max", options.max ?? 1000);
+  const maxPerOwner = options.maxPerOwner === undefined ? Infinity : positiveInteger("maxPerOwner", options.maxPerOwner);
   const ttlMs = options.ttlMs === null ? null : positiveInteger("ttlMs", options.ttlMs === undefined ? 600_000 : options.ttlMs, " or null");
   const pollIntervalMs = positiveInteger("pollIntervalMs", options.pollIntervalMs === undefined ? 1000 : options.pollIntervalMs);
   const bind = options.bind;
-  const owner = bind ? (event: H3Event) => callBind(bind, event) : () => undefined;
+  const ownerOf = bind ? (event: H3Event) => ownerKey(callBind(bind, event)) : () => UNBOUND;
+  const origin = options.origin;
 
-  const shared = options.store;
-  shared?.["~configure"]({ max, now, inspect: options.inspect });
-  const store: TaskStore =
-    shared ??
-    createTaskStore({
-      max,
-      now,
-      onExpire: (entry) => entry.actor?.send({ type: "task.expire", at: now() }),
-    });
+  const store = options.store ?? (memoryTaskStore() as TaskStore as S);
   const runtime = createTaskRuntime({
     store,
-    max,
+    limits: { max, maxPerOwner },
     ttlMs,
     pollIntervalMs,
     now,
     newId: options["~newId"] ?? newTaskId,
+    bound: bind !== undefined,
     inspect: options.inspect,
   });
-  const deps = { store, owner, now };
+  const deps = { runtime, owner: ownerOf, now };
   const enabled = options.enabled;
 
-  const plugin: McpTasksPlugin = {
+  const plugin: McpTasksPlugin<S> = {
     id: TASKS_EXTENSION,
     settings: {},
     enabled: typeof enabled === "function" || enabled === false ? enabled : undefined,
     methods: createTaskMethods(deps),
     listen: [createTaskListenFilter(deps)],
     store,
+    get stats() {
+      return runtime.stats;
+    },
     "~createTask"(event, task) {
       if (!task || typeof task.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function");
-      return runtime.create(owner(event), getMcpContext(event), task, () => keepAliveFor(event));
+      const owner = ownerOf(event);
+      // A setup mistake, like a `bind` that throws: the client gets a plain -32603, `onError` the reason.
+      if (owner === undefined) throw internalError(unkeyableOwner());
+      return runtime.create(owner, getMcpContext(event), task, () => keepAliveFor(event), origin && originOf(origin, event));
     },
     "~refusal"(event) {
-      // A shared store decides the cap at creation (asking Redis here would make this asynchronous).
-      // In memory, `size` sweeps as `create` does, so this says "full" exactly when creating would fail.
-      return !shared && store.size >= max ? taskStoreFull(max) : keepAliveRefusal(event);
+      return capRefusal(event) ?? keepAliveRefusal(event);
     },
-    ...(shared && { "~attachHub": (hub: Hub) => shared["~attachHub"](hub) }),
+    ...(store.relayAnnouncements && { "~attachHub": (hub) => store.relayAnnouncements!(hub) }),
+  };
+
+  /**
+   * A store that can tell synchronously (in memory) refuses here exactly when creating would; a shared
+   * one decides at creation (asking it here would make `canCreateTask` asynchronous).
+   */
+  const capRefusal = (event: H3Event) => {
+    if (!store.wouldCreate) return undefined;
+    let owner: string | undefined = UNBOUND;
+    // Only a per-owner cap needs to know the caller; `bind` failing here is creation's to report.
+    if (maxPerOwner !== Infinity) {
+      try {
+        owner = ownerOf(event);
+      } catch {
+        return undefined;
+      }
+    }
+    if (owner === undefined) return undefined;
+    const verdict = store.wouldCreate(owner);
+    return verdict === "created" ? undefined : runtime.refusal(verdict);
   };
   return plugin;
 }
@@ -124,4 +151,23 @@ function callBind(bind: (event: H3Event) => unknown, event: H3Event): unknown {
   } catch (error) {
     throw fromHttpError(error) ?? internalError(error);
   }
+}
+
+/** An origin is a task's companion for its whole life, in every store: JSON data, and small. */
+const MAX_ORIGIN_BYTES = 4096;
+
+/** The origin `origin(event)` gives, as a JSON copy; a TypeError when it is not a small JSON object. */
+function originOf(origin: (event: H3Event) => TaskOrigin | undefined, event: H3Event): TaskOrigin | undefined {
+  const value = origin(event);
+  if (value === undefined) return undefined;
+  let json: string | undefined;
+  try {
+    json = typeof value === "object" && value !== null && !Array.isArray(value) ? JSON.stringify(value) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (json === undefined || (json.length > MAX_ORIGIN_BYTES / 3 && new TextEncoder().encode(json).length > MAX_ORIGIN_BYTES)) {
+    throw new TypeError(`mcpTasks: origin must return a JSON object of at most ${MAX_ORIGIN_BYTES} bytes, or undefined`);
+  }
+  return JSON.parse(json) as JsonObject;
 }

@@ -1,223 +1,217 @@
-// Tasks, bounded and swept lazily on access. Every task is in the TaskTable (outside the JS heap)
-// in creation order, which with one TTL per store is expiry order: a sweep walks from the front
-// and stops at the first task still alive, so its cost is what expired, never the store's size.
-// A running task also has its entry (actor, abort, listeners) in a Map, until it finishes.
-// No timer runs, so tasks never hold a process open.
-import type { AnyActorRef } from "xstate";
+// The task store contract: everything a store must do, in one place. A store keeps records (a task's
+// owner, expiry, version and chart snapshot, then its final tasks/get JSON) and makes two things atomic
+// (creation with the caps, and a compare-and-set of a task's snapshot by version); the runtime does
+// everything else: the actors, the chart's transitions, listeners, expiry and lost instances. Two
+// implementations ship: `memoryTaskStore()` (memory-store.ts) and `redisTaskStore()` ("h3-mcp/tasks/redis");
+// "h3-mcp/tasks/testing" checks any other against this contract. docs/task-stores.md says it in prose.
 import type { TaskEvent, TaskStateValue } from "../../machines/task.machine.ts";
+import type { Hub } from "../features/change-hub.ts";
+import type { JsonObject } from "../protocol/types.ts";
 import type { TaskSnapshotLike } from "../protocol/wire.ts";
-import { TaskTable } from "./task-table.ts";
+import type { MaybePromise } from "../utils/maybe-promise.ts";
 
-/** A task whose actor runs. */
-export interface TaskEntry {
-  readonly id: string;
-  /** The `bind` value computed at creation; every later request must produce the same. */
-  readonly owner: unknown;
-  readonly expiresAt: number;
-  /** The running actor; let go once the task is final. */
-  actor?: AnyActorRef;
-  /** Aborted by cancel and expiry; let go once the task is final. */
-  abort?: AbortController;
-  listeners?: Set<(snapshot: TaskSnapshotLike) => void>;
-  /** The runtime's observer of the actor's snapshots, for a store that has to restart the actor. */
-  observer?: (snapshot: { value: unknown; context: unknown }) => void;
-  /** A shared store's live task read from elsewhere: its stored snapshot, with no actor here. */
-  snapshot?: TaskSnapshotLike;
-}
+export type { MaybePromise };
 
 /**
- * A task whose actor reached a final state and was stopped. Its final snapshot is kept as the
- * one thing a client can still ask of it: the `tasks/get` result, serialised once (it can no longer change).
+ * A task's chart snapshot as a store keeps it: the state value and the context of
+ * `machines/task.machine.ts`, both JSON data. The store never looks inside; it keeps it and gives it back.
  */
-export class FinishedTask {
-  constructor(
-    readonly owner: unknown,
-    readonly expiresAt: number,
-    readonly status: TaskStateValue,
-    /** The `tasks/get` result JSON of the final snapshot. */
-    readonly json: string,
-  ) {}
-}
+export type TaskSnapshot = TaskSnapshotLike;
 
-export type StoredTask = TaskEntry | FinishedTask;
-
-export type MaybePromise<T> = T | Promise<T>;
-
-/** An event that depends on the task's state when it is applied (tasks/update reads the open requests). */
-export type EventOf = (snapshot: TaskSnapshotLike) => TaskEvent;
+/** The statuses a task ends in. */
+export type FinalStatus = Extract<TaskStateValue, "completed" | "failed" | "cancelled">;
 
 /**
- * The interface both stores implement: in memory it answers synchronously, a shared store (Redis)
- * answers with promises.
+ * What a task carries from the call that created it (for example that call's trace context): small JSON
+ * data, set once at creation. Opaque to the store, which keeps it for as long as the task and returns it
+ * with every read.
+ */
+export type TaskOrigin = JsonObject;
+
+/** A task as `create` receives it: version 1, status `working`. */
+export interface NewTask {
+  /** Unique: a store that finds the id taken throws (ids are random v4 UUIDs, so that is a bug). */
+  readonly id: string;
+  /**
+   * Who may read and change the task, as a string ("" for a task nobody is bound to). It may name a
+   * principal: a store that keeps it outside this process keeps a keyed hash of it, never the value.
+   */
+  readonly owner: string;
+  /** Epoch ms when the task is gone for every client; `Infinity` for a task without a ttl. */
+  readonly expiresAt: number;
+  readonly snapshot: TaskSnapshot;
+  readonly origin?: TaskOrigin;
+}
+
+/** The caps `create` enforces, atomically with adding the task. */
+export interface TaskLimits {
+  /** Tasks retained at once (live and finished, until they expire). */
+  readonly max: number;
+  /** Tasks one owner may retain at once; `Infinity` for no cap beyond `max`. */
+  readonly maxPerOwner: number;
+}
+
+/** What `create` did: added the task, or refused it because `max` or `maxPerOwner` was reached. */
+export type CreateOutcome = "created" | "full" | "owner-full";
+
+/** A task that has not finished, as `read` returns it. */
+export interface LiveTaskRecord {
+  /** 1 at creation, one more with every write. */
+  readonly version: number;
+  readonly expiresAt: number;
+  readonly snapshot: TaskSnapshot;
+  readonly origin?: TaskOrigin;
+  /**
+   * False once the instance running the task is known to be gone (a shared store: its lease lapsed); the
+   * runtime then fails the task through the chart. Always true in a store only one process uses.
+   */
+  readonly workerAlive: boolean;
+  readonly json?: undefined;
+}
+
+/** A finished task, as `read` returns it: only its final answer is left (it can no longer change). */
+export interface FinishedTaskRecord {
+  readonly expiresAt: number;
+  readonly status: FinalStatus;
+  /** The task's `tasks/get` result, serialised: exactly what a client is answered from now on. */
+  readonly json: string;
+  readonly origin?: TaskOrigin;
+  readonly snapshot?: undefined;
+}
+
+/** A task as `read` returns it. */
+export type TaskRecord = LiveTaskRecord | FinishedTaskRecord;
+
+/** One compare-and-set of a live task, as the runtime asks `write` for it. */
+export interface TaskWrite {
+  /** The version written: the store holds `version - 1` or refuses. */
+  readonly version: number;
+  /** The snapshot after the change. */
+  readonly snapshot: TaskSnapshot;
+  /** Whether the status changed (only then do listeners hear of the change). */
+  readonly statusChanged: boolean;
+  /**
+   * Present when the task finished: its `tasks/get` JSON, which the store keeps from now on. It may drop
+   * the snapshot then; only the JSON, the version, the owner, the expiry and the origin must stay.
+   */
+  readonly json?: string;
+  /**
+   * The event, when the change was made away from the instance running the task: that instance's actor
+   * must be told it (through the feed). Absent for a change made where the task runs: its actor has it,
+   * and only listeners elsewhere may need to hear of it.
+   */
+  readonly event?: TaskEvent;
+}
+
+/** What `write` did: wrote, refused because the task is no longer at `version - 1`, or found it gone. */
+export type WriteOutcome = "written" | "conflict" | "gone";
+
+/** One change, as the feed delivers it. */
+export interface TaskChange {
+  readonly id: string;
+  readonly version: number;
+  /** The status after the change. */
+  readonly status: TaskStateValue;
+  /** The event written with it, for the instance running the task (see `TaskWrite.event`). */
+  readonly event?: TaskEvent;
+  /** The snapshot after the change, when the status changed. */
+  readonly snapshot?: TaskSnapshot;
+}
+
+/** How a store tells the runtime what it must know. */
+export interface TaskFeed {
+  /**
+   * Whether the runtime has any use for change `version` of task `id` (it runs or listens to the task and
+   * has not seen that version): a store may ask before decoding a change, to let the rest go unread.
+   */
+  wants(id: string, version: number): boolean;
+  /** A change was written, by any instance (this one's own changes may come back too: they are ignored). */
+  changed(change: TaskChange): void;
+  /** A live task reached its expiry and the store is about to drop it (a store that sweeps, in memory). */
+  expired(id: string): void;
+  /** Changes may have been lost (a reconnect): the runtime reads again what it runs and listens to. */
+  missed(): void;
+}
+
+/** What the runtime tells a store once, when `mcpTasks({ store })` takes it. */
+export interface StoreRuntime {
+  /** The clock tasks are judged by (epoch ms). */
+  readonly now: () => number;
+  readonly limits: TaskLimits;
+  /**
+   * Whether tasks are bound to their callers (`bind`): their owners then name principals, which a store
+   * that keeps them outside this process must hash with a key of its own; one that has none refuses here.
+   */
+  readonly bound: boolean;
+  readonly feed: TaskFeed;
+}
+
+/**
+ * A task store: where `mcpTasks({ store })` keeps tasks. One store object is one server instance; give
+ * each `mcpTasks()` its own.
+ *
+ * **What it persists**, per task: the owner, the expiry, a version, the origin, and the chart snapshot
+ * while the task is live, then its final `tasks/get` JSON. Nothing of the actor that runs the work: that
+ * stays in the runtime of the instance that created the task.
+ *
+ * **What it makes atomic**: `create` (the id is free, the caps hold, the task is added), and `write`
+ * (the compare-and-set of a task's version, with telling the feed).
+ *
+ * **What it may drop**: a task once its `expiresAt` has passed (reads before then must still find it), and
+ * a finished task's snapshot once its JSON is kept.
+ *
+ * **How changes travel**: every write reaches the `TaskFeed` of every instance that runs or listens to the
+ * task (a `read` with `listen` makes this instance one that listens), in any order, possibly twice, possibly
+ * not at all in a shared store (then `missed()`, or the runtime's periodic read, catches up).
+ *
+ * **Expiry**: the runtime judges it by `expiresAt` and the clock it was given, ends a live task that
+ * expired with the chart's `task.expire`, and answers "unknown" from then on. A store drops expired tasks
+ * at its own pace (a key's TTL, a lazy sweep, a cron job), and never counts them against the caps.
+ *
+ * @example
+ * const store: TaskStore = memoryTaskStore(); // or redisTaskStore({ url, secret }), or your own
+ * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store })] });
  */
 export interface TaskStore {
-  /** True for a store shared by several instances: the cap is then decided at creation only. */
-  readonly shared?: boolean;
-  /** Adds a task; false when the store is full (nothing is evicted to make room). */
-  create(entry: TaskEntry): MaybePromise<boolean>;
-  /** The task if it exists, is not expired and belongs to `owner`. */
-  get(id: string, owner: unknown): MaybePromise<StoredTask | undefined>;
   /**
-   * Sends an event (or the event made from the task's current snapshot) to a live task. False when unknown
-   * or foreign; the entry when the task runs here and took the event; true otherwise (a finished task,
-   * which ignores events, or a shared store's task). One lookup either way.
+   * False for a store only this process uses, which answers every call synchronously: the runtime then
+   * lets a task's actor take each event first and writes what it became (such a write can never conflict).
+   * True for a store several instances share: every change is then the chart's `transition()` of the
+   * stored snapshot, written by compare-and-set, and told to the actor once written.
    */
-  send(id: string, owner: unknown, event: TaskEvent | EventOf): MaybePromise<TaskEntry | boolean>;
-  /** Sends an event the task's own work produced; settles once it is applied. */
-  dispatch(entry: TaskEntry, event: TaskEvent): MaybePromise<void>;
-  /** Calls `listener` on every later snapshot of the task; returns the unsubscribe, or undefined when unknown. */
-  subscribe(
-    id: string,
-    owner: unknown,
-    listener: (snapshot: TaskSnapshotLike) => void,
-  ): MaybePromise<(() => void) | undefined>;
+  readonly shared: boolean;
   /**
-   * Keeps only the final snapshot of a finished task (as its `tasks/get` JSON, made by `json` if the store
-   * keeps it: a shared store wrote it already): the actor and its listeners are let go.
+   * A shared store's lease, in ms: how long this instance's claim on the tasks it runs lasts unless
+   * `renew` extends it. The runtime renews it, and reads again what it listens to, every third of it.
    */
-  finish(entry: TaskEntry, status: TaskStateValue, json: () => string): void;
+  readonly leaseMs?: number;
+  /** Called once by `mcpTasks()`; may throw to refuse the setup (say why, naming the option). */
+  connect(runtime: StoreRuntime): void;
   /**
-   * Records the expiry of a running task whose time has come (the chart's `task.expire`, which tells its
-   * listeners), for a listen stream's timer. Returns false while the task is not due yet; true once it is
-   * (or is already final or gone), so a timer that fired early knows to wait again.
+   * Adds a task unless a cap is reached: fewer than `max` tasks retained, fewer than `maxPerOwner` of
+   * them the task's owner's (expired tasks not counted). Atomic across instances. A shared store
+   * records this instance as the task's worker and makes sure its lease holds. The task must be readable
+   * from every instance once the promise settles.
    */
-  expire(id: string): boolean;
+  create(task: NewTask): MaybePromise<CreateOutcome>;
   /**
-   * Drops expired tasks (expiring running ones first). Returns how many went. With `maxRunning`,
-   * stops after expiring that many running tasks; the rest wait for the next sweep, unreachable meanwhile.
+   * The task, if it exists and belongs to `owner` (compared exactly); undefined otherwise, the same for
+   * an unknown id and a foreign one. It may still return a task past its expiry that it has not dropped.
+   * With `listen`, every later change of the task must reach this instance's feed, for at least
+   * `leaseMs` (the runtime reads again with `listen` while it listens).
    */
-  sweep(maxRunning?: number): number;
-  /** Tasks held, after the same bounded sweep as any access (so expired running tasks beyond the bound still count). */
-  readonly size: number;
-  /** Live listener count, for leak checks. */
-  readonly listenerCount: number;
-  /** Bytes the store holds outside the JS heap (finished tasks), for memory figures. */
-  readonly externalBytes: number;
-}
-
-const MAX_EXPIRING_PER_ACCESS = 64;
-
-export function createTaskStore(options: {
-  max: number;
-  now: () => number;
-  /** Called for a live task that expires, before it is dropped. */
-  onExpire: (entry: TaskEntry) => void;
-}): TaskStore {
-  const table = new TaskTable();
-  const running = new Map<string, TaskEntry>();
-  let listenerCount = 0;
-  /** The front task's expiry, the earliest of all: until then a sweep has nothing to do. */
-  let nextExpiry = Infinity;
-
-  const sweep = (maxRunning = Infinity) => {
-    const now = options.now();
-    if (now < nextExpiry) return 0;
-    let dropped = 0;
-    let expired = 0;
-    for (let p = table.front(); p !== -1; p = table.front()) {
-      if (table.expiresAt(p) > now) break;
-      if (table.status(p) === undefined) {
-        if (expired === maxRunning) break;
-        expired++;
-        const id = table.id(p);
-        const entry = running.get(id);
-        if (entry) {
-          // Expiring a running task finishes it (its actor fails and stops); then it goes.
-          if (entry.actor) options.onExpire(entry);
-          if (entry.listeners) listenerCount -= entry.listeners.size;
-          running.delete(id);
-        }
-      }
-      table.dropFront();
-      dropped++;
-    }
-    const front = table.front();
-    nextExpiry = front === -1 ? Infinity : table.expiresAt(front);
-    return dropped;
-  };
-  // Expiring a running task costs tens of µs (its actor transitions and stops, its signal aborts):
-  // a request pays for at most this many, so thousands expiring together never stall one request.
-  const sweepOnAccess = () => sweep(MAX_EXPIRING_PER_ACCESS);
-
-  /** The task's position when it exists, is not expired and belongs to `owner`; else -1. */
-  const lookup = (id: string, owner: unknown): number => {
-    sweepOnAccess();
-    const p = table.find(id);
-    // Past its expiry but not swept yet (the sweep stopped at its bound): already gone for clients.
-    if (p === -1 || table.expiresAt(p) <= options.now()) return -1;
-    return table.owner(p) === owner ? p : -1;
-  };
-  const runningAt = (p: number, id: string) => (table.status(p) === undefined ? running.get(id) : undefined);
-
-  return {
-    create(entry) {
-      // Expired tasks sit at the front, so a bounded sweep that found any has made room.
-      sweepOnAccess();
-      if (table.count >= options.max) return false;
-      if (table.find(entry.id) !== -1) throw new Error(`Task id ${entry.id} is already in use`);
-      table.add(entry.id, entry.owner, entry.expiresAt);
-      running.set(entry.id, entry);
-      if (table.count === 1) nextExpiry = entry.expiresAt;
-      return true;
-    },
-    get(id, owner) {
-      const p = lookup(id, owner);
-      if (p === -1) return undefined;
-      const status = table.status(p);
-      return status === undefined ? running.get(id) : new FinishedTask(owner, table.expiresAt(p), status, table.json(p));
-    },
-    send(id, owner, event) {
-      const p = lookup(id, owner);
-      if (p === -1) return false;
-      const entry = runningAt(p, id);
-      const actor = entry?.actor;
-      if (!actor) return true;
-      actor.send(typeof event === "function" ? event(actor.getSnapshot() as TaskSnapshotLike) : event);
-      return entry;
-    },
-    dispatch(entry, event) {
-      // After the final state the actor is gone: a late outcome changes nothing.
-      entry.actor?.send(event);
-    },
-    subscribe(id, owner, listener) {
-      const p = lookup(id, owner);
-      if (p === -1) return undefined;
-      const entry = runningAt(p, id);
-      if (!entry?.actor) return () => {};
-      (entry.listeners ??= new Set()).add(listener);
-      listenerCount++;
-      return () => {
-        if (entry.listeners?.delete(listener)) listenerCount--;
-      };
-    },
-    finish(entry, status, json) {
-      entry.actor = undefined;
-      entry.abort = undefined;
-      if (entry.listeners) {
-        listenerCount -= entry.listeners.size;
-        entry.listeners = undefined;
-      }
-      if (running.get(entry.id) !== entry) return;
-      running.delete(entry.id);
-      table.finish(table.find(entry.id), status, json());
-    },
-    expire(id) {
-      const entry = running.get(id);
-      if (!entry?.actor) return true;
-      if (entry.expiresAt > options.now()) return false;
-      options.onExpire(entry);
-      return true;
-    },
-    sweep,
-    get size() {
-      sweepOnAccess();
-      return table.count;
-    },
-    get listenerCount() {
-      return listenerCount;
-    },
-    get externalBytes() {
-      return table.externalBytes;
-    },
-  };
+  read(id: string, owner: string, listen?: boolean): MaybePromise<TaskRecord | undefined>;
+  /**
+   * The compare-and-set of one change: written only if the task is live and at `change.version - 1`, and
+   * then told to the feed of every instance that runs or listens to it, in the same step.
+   */
+  write(id: string, change: TaskWrite): MaybePromise<WriteOutcome>;
+  /** A shared store's lease renewal; false when the lease had already lapsed. */
+  renew?(): MaybePromise<boolean>;
+  /** The versions of many tasks at once (undefined for one that is gone), for the periodic catch-up. */
+  versions?(ids: readonly string[]): MaybePromise<readonly (number | undefined)[]>;
+  /** What `create` would answer for `owner` now, told synchronously; a store that cannot tell leaves it out. */
+  wouldCreate?(owner: string): CreateOutcome;
+  /** Carries the server's list-changed and resource-updated announcements between instances; returns the detach. */
+  relayAnnouncements?(hub: Hub): () => void;
 }

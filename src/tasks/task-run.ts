@@ -1,14 +1,25 @@
-// What `run` works with (its `McpTaskContext`) and what follows the task's actor on its behalf: the
-// snapshots it reports to input waiters and listeners, the end that finishes the task in the store and
-// aborts the signal. One object per running task, with nothing of the request that created it (a
-// working task must not keep its request's context, headers or arguments alive).
-import type { TaskEvent, TaskStateValue } from "../../machines/task.machine.ts";
+// What `run` works with (its `McpTaskContext`), and what follows the task's actor on its behalf: the
+// snapshots it reports to input waiters, the end that aborts the signal. One object per running task,
+// with nothing of the request that created it (a working task must not keep its request's context,
+// headers or arguments alive).
+import type { JsonRpcErrorObject, TaskEvent, TaskStateValue } from "../../machines/task.machine.ts";
 import { McpUsageError } from "../protocol/errors.ts";
 import { assertCanAsk, type InputAnswers, type InputRequest } from "../features/mrtr/input-requests.ts";
 import type { McpTaskContext } from "../features/task-api.ts";
-import type { ClientCapabilities } from "../protocol/types.ts";
-import { isTerminalStatus, toGetTaskResultJson, type TaskSnapshotLike } from "../protocol/wire.ts";
-import type { MaybePromise, TaskEntry, TaskStore } from "./store.ts";
+import type { ClientCapabilities, JsonObject } from "../protocol/types.ts";
+import { isTerminalStatus, type TaskSnapshotLike } from "../protocol/wire.ts";
+import type { MaybePromise } from "../utils/maybe-promise.ts";
+import type { LocalTask } from "./local-tasks.ts";
+import type { RunReport } from "./run-outcome.ts";
+import type { TaskOrigin } from "./store.ts";
+
+/** What a run asks of the runtime. */
+export interface RunRuntime {
+  /** Applies an event the work produced; settles once the store has it. */
+  dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void>;
+  /** A snapshot of the task's actor: the runtime records it (and ends the task when it is final). */
+  observed(task: LocalTask, snapshot: TaskSnapshotLike, resultJson: string | undefined): void;
+}
 
 // Shared abort reasons: a per-task Error would keep its stopped actor reachable through the stack it captured.
 const CANCELLED = new DOMException("The task was cancelled", "AbortError");
@@ -16,16 +27,14 @@ const ENDED = new DOMException("The task ended", "AbortError");
 
 type Waiter = (snapshot: TaskSnapshotLike) => void;
 
-export class TaskRun implements McpTaskContext {
+export class TaskRun implements McpTaskContext, RunReport {
   readonly taskId: string;
-  /** The actor's observer (also what a store that restarts the actor subscribes again). */
-  readonly observer: (snap: { value: unknown; context: unknown }) => void;
-  #entry: TaskEntry;
-  #store: TaskStore;
+  readonly origin: TaskOrigin | undefined;
+  #task: LocalTask;
+  #runtime: RunRuntime;
   #caps: ClientCapabilities;
   #now: () => number;
   #waiters: Set<Waiter> | undefined;
-  #lastStatus: TaskStateValue = "working";
   #ended: TaskStateValue | undefined;
   #signal: AbortSignal | undefined;
   // A round being opened: with a shared store the chart shows it only after a round trip, and a second
@@ -34,13 +43,14 @@ export class TaskRun implements McpTaskContext {
   /** The result sent with `work.done` and its JSON, so the final `tasks/get` JSON does not serialise it again. */
   #result: { value: object; json: string } | undefined;
 
-  constructor(entry: TaskEntry, store: TaskStore, caps: ClientCapabilities, now: () => number) {
-    this.taskId = entry.id;
-    this.#entry = entry;
-    this.#store = store;
+  constructor(task: LocalTask, runtime: RunRuntime, caps: ClientCapabilities, now: () => number, origin: TaskOrigin | undefined) {
+    this.taskId = task.id;
+    this.origin = origin;
+    this.#task = task;
+    this.#runtime = runtime;
     this.#caps = caps;
     this.#now = now;
-    this.observer = (snap) => this.#observe(snap as TaskSnapshotLike);
+    task.observer = (snapshot) => this.#observe(snapshot);
   }
 
   /** Aborted by cancellation and by failure; made on first read (most runs never read it). */
@@ -50,12 +60,12 @@ export class TaskRun implements McpTaskContext {
 
   update({ statusMessage }: { statusMessage: string }): void {
     if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
-    void this.send({ type: "status.update", statusMessage, at: this.#now() });
+    void this.#send({ type: "status.update", statusMessage, at: this.#now() });
   }
 
   requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>> {
     return new Promise((resolve, reject) => {
-      const actor = this.#entry.actor;
+      const actor = this.#task.actor;
       if (!actor) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
       // One round at a time: the chart only opens a round from `working`, and an answer must never
       // be handed to a call whose question the client was not shown.
@@ -76,7 +86,7 @@ export class TaskRun implements McpTaskContext {
         }),
       );
       // The round counts as open once the chart shows it; with a shared store that may come after
-      // `send` returns, and the answers may even arrive before `send` settles.
+      // the event is sent, and the answers may even arrive before its write settles.
       let opened = false;
       this.#asking = true;
       const waiters = (this.#waiters ??= new Set());
@@ -100,56 +110,40 @@ export class TaskRun implements McpTaskContext {
         this.#asking = false;
         reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
       };
-      const sent = this.send({ type: "input.request", requests: wire, at: this.#now() });
+      const sent = this.#send({ type: "input.request", requests: wire, at: this.#now() });
       if (sent instanceof Promise) sent.then(notOpened, notOpened);
       else notOpened();
     });
   }
 
-  /** @internal Sends an event the work produced; settles once the store applied it. */
-  send(event: TaskEvent): MaybePromise<void> {
-    return this.#store.dispatch(this.#entry, event);
-  }
-
   /** @internal Ends the task with `result`, whose JSON the caller already made. */
-  complete(result: Record<string, unknown>, json: string): MaybePromise<void> {
+  complete(result: JsonObject, json: string): MaybePromise<void> {
     this.#result = { value: result, json };
-    return this.send({ type: "work.done", result, at: this.#now() });
+    return this.#send({ type: "work.done", result, at: this.#now() });
   }
 
   /** @internal The run threw or rejected with something other than a McpJsonRpcError. */
   toolError(message: string): MaybePromise<void> {
-    return this.send({ type: "work.toolError", message, at: this.#now() });
+    return this.#send({ type: "work.toolError", message, at: this.#now() });
   }
 
   /** @internal The run, or its result, failed with a protocol error. */
-  protocolError(error: { code: number; message: string; data?: unknown }): MaybePromise<void> {
-    return this.send({ type: "work.protocolError", error, at: this.#now() });
+  protocolError(error: JsonRpcErrorObject): MaybePromise<void> {
+    return this.#send({ type: "work.protocolError", error, at: this.#now() });
+  }
+
+  #send(event: TaskEvent): MaybePromise<void> {
+    return this.#runtime.dispatch(this.#task, event);
   }
 
   #observe(snapshot: TaskSnapshotLike): void {
     if (this.#waiters) for (const waiter of this.#waiters) waiter(snapshot);
-    const changed = snapshot.value !== this.#lastStatus;
-    this.#lastStatus = snapshot.value;
-    const entry = this.#entry;
-    if (changed && entry.listeners) {
-      for (const listener of entry.listeners) {
-        try {
-          listener(snapshot);
-        } catch {
-          // A listener's failure is its own stream's problem, never the task's.
-        }
-      }
-    }
-    if (!isTerminalStatus(snapshot.value)) return;
-    const abort = entry.abort;
-    const final = entry.actor;
+    if (!isTerminalStatus(snapshot.value)) return this.#runtime.observed(this.#task, snapshot, undefined);
+    const abort = this.#task.abort;
     this.#ended = snapshot.value;
     const result = this.#result;
-    const resultJson = result && snapshot.context.result === result.value ? result.json : undefined;
     this.#result = undefined;
-    this.#store.finish(entry, snapshot.value, () => toGetTaskResultJson(snapshot, resultJson));
-    final?.stop();
+    this.#runtime.observed(this.#task, snapshot, result && snapshot.context.result === result.value ? result.json : undefined);
     const reason = abortReason(snapshot.value);
     if (reason) abort?.abort(reason);
   }
@@ -159,7 +153,7 @@ export class TaskRun implements McpTaskContext {
     const controller = new AbortController();
     const reason = this.#ended && abortReason(this.#ended);
     if (reason) controller.abort(reason);
-    else if (!this.#ended) this.#entry.abort = controller;
+    else if (!this.#ended) this.#task.abort = controller;
     return controller.signal;
   }
 }
@@ -168,4 +162,3 @@ export class TaskRun implements McpTaskContext {
 function abortReason(status: TaskStateValue): DOMException | undefined {
   return status === "cancelled" ? CANCELLED : status === "failed" ? ENDED : undefined;
 }
-

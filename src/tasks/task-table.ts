@@ -1,12 +1,12 @@
-// Every retained task's id, owner, expiry and (once finished) `tasks/get` JSON, packed outside
-// the JS heap.
+// Every retained task's id, owner, expiry and (once finished) origin and `tasks/get` JSON, packed
+// outside the JS heap; a live task's record (whatever the store keeps of it while it runs) beside it.
 //
 // Why: on V8 each young-generation collection costs time in proportion to the old generation, so
 // a store holding a million tasks as JS objects and strings (even a Map of a million id strings)
 // slows down every request the process serves. Here each task is one 32-byte record in a typed
 // array, its id and JSON bytes sit side by side in a Buffer chunk (outside the collector's pages),
-// and lookups go through an open-addressing index of record positions: the heap holds no
-// per-task object at all, and a lookup touches about three cache lines wherever the task is.
+// and lookups go through an open-addressing index of record positions: the heap holds no object for
+// a finished task at all, and a lookup touches about three cache lines wherever the task is.
 //
 // Tasks sit in a ring in creation order, which with one TTL per store is expiry order: the store
 // sweeps from the front and stops at the first task still alive.
@@ -26,19 +26,23 @@ const HASH = 0;
 const OWNER = 1;
 const CHUNK = 2;
 const AT = 3;
+/** The id's byte length in the low 16 bits; once finished, the origin's (which follows the id) in the high 16. */
 const KEY_LENGTH = 4;
 /** Status in the top 3 bits, the JSON's byte length (which follows the id's bytes) in the rest. */
 const STATUS_JSON = 5;
 const EXPIRY = 3; // in float64 units
 const JSON_BITS = 29;
 const JSON_MASK = (1 << JSON_BITS) - 1;
+const HALF = 0xffff;
 
-export class TaskTable {
+export class TaskTable<Live = unknown> {
   // The ring: `count` tasks from `head`, positions modulo the capacity (a power of two).
   private head = 0;
   private size = 0;
   private records = new Uint32Array(INITIAL * WORDS);
   private expiries = new Float64Array(this.records.buffer);
+  /** Each live task's record, at its position; dropped when it finishes. */
+  private lives: (Live | undefined)[] = new Array(INITIAL);
 
   // Open addressing with linear probing: position + 1, 0 for empty; at most half full.
   private index = new Int32Array(INITIAL * 2);
@@ -51,19 +55,25 @@ export class TaskTable {
   private current = -1;
   private fill = 0;
 
-  // Owners (the `bind` values) by reference count; id 0 is `undefined`, the owner without `bind`.
-  private ownerValues: unknown[] = [undefined];
-  private ownerRefs: number[] = [Infinity];
-  private ownerIds = new Map<unknown, number>([[undefined, 0]]);
+  // Owners by reference count: how many retained tasks each one holds.
+  private ownerValues: (string | undefined)[] = [];
+  private ownerRefs: number[] = [];
+  private ownerIds = new Map<string, number>();
   private freeOwners: number[] = [];
 
   get count(): number {
     return this.size;
   }
 
-  /** Distinct owners held (beyond `undefined`), for leak checks. */
+  /** Distinct owners held, for leak checks. */
   get owners(): number {
-    return this.ownerIds.size - 1;
+    return this.ownerIds.size;
+  }
+
+  /** Tasks retained for `owner`. */
+  ownerCount(owner: string): number {
+    const id = this.ownerIds.get(owner);
+    return id === undefined ? 0 : this.ownerRefs[id]!;
   }
 
   /** Bytes held outside the JS heap, for memory figures. */
@@ -73,14 +83,14 @@ export class TaskTable {
     return bytes;
   }
 
-  /** Appends a running task; returns its position (valid until the next `add`). */
-  add(id: string, owner: unknown, expiresAt: number): number {
+  /** Appends a running task with its record; returns its position (valid until the next `add`). */
+  add(id: string, owner: string, expiresAt: number, live: Live): number {
     if (this.size === this.capacity) this.grow();
     const p = (this.head + this.size) & (this.capacity - 1);
     this.size++;
     const hash = hashOf(id);
     const r = p * WORDS;
-    const [chunk, at, length] = this.write(id, "");
+    const [chunk, at, length] = this.write(id, "", "");
     this.records[r + HASH] = hash;
     this.records[r + OWNER] = this.ownerId(owner);
     this.records[r + CHUNK] = chunk;
@@ -88,6 +98,7 @@ export class TaskTable {
     this.records[r + KEY_LENGTH] = length;
     this.records[r + STATUS_JSON] = LIVE;
     this.expiries[p * 4 + EXPIRY] = expiresAt;
+    this.lives[p] = live;
     this.insert(p, hash);
     return p;
   }
@@ -107,11 +118,16 @@ export class TaskTable {
   id(p: number): string {
     const r = p * WORDS;
     const at = this.records[r + AT]!;
-    return this.chunks[this.records[r + CHUNK]!]!.toString("utf8", at, at + this.records[r + KEY_LENGTH]!);
+    return this.chunks[this.records[r + CHUNK]!]!.toString("utf8", at, at + (this.records[r + KEY_LENGTH]! & HALF));
   }
 
-  owner(p: number): unknown {
-    return this.ownerValues[this.records[p * WORDS + OWNER]!];
+  owner(p: number): string {
+    return this.ownerValues[this.records[p * WORDS + OWNER]!]!;
+  }
+
+  /** A live task's record; undefined once it finished. */
+  live(p: number): Live | undefined {
+    return this.lives[p];
   }
 
   expiresAt(p: number): number {
@@ -123,25 +139,38 @@ export class TaskTable {
     return STATUSES[this.records[p * WORDS + STATUS_JSON]! >>> JSON_BITS];
   }
 
-  /** Keeps a finished task's `tasks/get` JSON, written right after a fresh copy of its id. */
-  finish(p: number, status: TaskStateValue, json: string): void {
+  /** Keeps a finished task's `tasks/get` JSON, after a fresh copy of its id and its origin's JSON ("" for none). */
+  finish(p: number, status: TaskStateValue, json: string, origin = ""): void {
     const code = STATUSES.indexOf(status);
     if (code <= LIVE) throw new TypeError(`Not a final status: ${status}`);
     const r = p * WORDS;
     const id = this.id(p);
-    const [chunk, at, length] = this.write(id, json);
-    const jsonLength = length - this.records[r + KEY_LENGTH]!;
-    if (jsonLength > JSON_MASK) throw new RangeError(`A task result of ${jsonLength} bytes is too large to keep`);
+    const idLength = this.records[r + KEY_LENGTH]! & HALF;
+    const [chunk, at, length, originLength] = this.write(id, origin, json);
+    const jsonLength = length - idLength - originLength;
+    if (jsonLength > JSON_MASK || originLength > HALF) throw new RangeError(`A task result of ${jsonLength} bytes is too large to keep`);
     this.release(this.records[r + CHUNK]!);
+    this.lives[p] = undefined;
     this.records[r + CHUNK] = chunk;
     this.records[r + AT] = at;
+    this.records[r + KEY_LENGTH] = (idLength | (originLength << 16)) >>> 0;
     this.records[r + STATUS_JSON] = ((code << JSON_BITS) | jsonLength) >>> 0;
   }
 
   json(p: number): string {
     const r = p * WORDS;
-    const at = this.records[r + AT]! + this.records[r + KEY_LENGTH]!;
+    const lengths = this.records[r + KEY_LENGTH]!;
+    const at = this.records[r + AT]! + (lengths & HALF) + (lengths >>> 16);
     return this.chunks[this.records[r + CHUNK]!]!.toString("utf8", at, at + (this.records[r + STATUS_JSON]! & JSON_MASK));
+  }
+
+  /** A finished task's origin JSON, or "" when it has none. */
+  origin(p: number): string {
+    const r = p * WORDS;
+    const lengths = this.records[r + KEY_LENGTH]!;
+    if (lengths >>> 16 === 0) return "";
+    const at = this.records[r + AT]! + (lengths & HALF);
+    return this.chunks[this.records[r + CHUNK]!]!.toString("utf8", at, at + (lengths >>> 16));
   }
 
   /** The oldest task's position, or -1 when empty. */
@@ -155,9 +184,10 @@ export class TaskTable {
     const r = p * WORDS;
     this.unindex(p);
     this.release(this.records[r + CHUNK]!);
+    this.lives[p] = undefined;
     const owner = this.records[r + OWNER]!;
     if (--this.ownerRefs[owner]! === 0) {
-      this.ownerIds.delete(this.ownerValues[owner]);
+      this.ownerIds.delete(this.ownerValues[owner]!);
       this.ownerValues[owner] = undefined;
       this.freeOwners.push(owner);
     }
@@ -203,15 +233,19 @@ export class TaskTable {
     records.set(this.records.subarray(0, this.head * WORDS), (old - this.head) * WORDS);
     this.records = records;
     this.expiries = new Float64Array(records.buffer);
+    const lives: (Live | undefined)[] = new Array(old * 2);
+    for (let p = 0; p < this.size; p++) lives[p] = this.lives[(this.head + p) & (old - 1)];
+    this.lives = lives;
     this.head = 0;
     this.index = new Int32Array(old * 4);
     for (let p = 0; p < this.size; p++) this.insert(p, records[p * WORDS + HASH]!);
   }
 
-  /** Stores two strings' UTF-8 bytes back to back; returns [chunk, offset, total length]. */
-  private write(first: string, second: string): [number, number, number] {
+  /** Stores three strings' UTF-8 bytes back to back; returns [chunk, offset, total length, middle's length]. */
+  private write(first: string, middle: string, last: string): [number, number, number, number] {
     const firstLength = Buffer.byteLength(first);
-    const length = firstLength + Buffer.byteLength(second);
+    const middleLength = middle ? Buffer.byteLength(middle) : 0;
+    const length = firstLength + middleLength + Buffer.byteLength(last);
     let chunk: number;
     let at = 0;
     if (length >= OWN_CHUNK_BYTES) {
@@ -231,9 +265,10 @@ export class TaskTable {
     }
     const bytes = this.chunks[chunk]!;
     bytes.write(first, at);
-    if (second) bytes.write(second, at + firstLength);
+    if (middle) bytes.write(middle, at + firstLength);
+    if (last) bytes.write(last, at + firstLength + middleLength);
     this.chunkRefs[chunk]!++;
-    return [chunk, at, length];
+    return [chunk, at, length, middleLength];
   }
 
   private release(chunk: number): void {
@@ -252,7 +287,7 @@ export class TaskTable {
     this.freeChunks.push(id);
   }
 
-  private ownerId(owner: unknown): number {
+  private ownerId(owner: string): number {
     let id = this.ownerIds.get(owner);
     if (id === undefined) {
       id = this.freeOwners.pop() ?? this.ownerValues.length;

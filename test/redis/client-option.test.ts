@@ -5,7 +5,8 @@ import { mcpTasks } from "../../src/tasks/index.ts";
 import { redisTaskStore } from "../../src/tasks/redis/index.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { tasksApp } from "../fixtures/tasks-app.ts";
-import { client, cluster, until } from "./cluster.ts";
+import { call } from "../helpers/wire.ts";
+import { caps, client, cluster, until } from "./cluster.ts";
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -33,11 +34,28 @@ it("serves tasks through a client the app passed in, shared with a url-made inst
   expect(own.isOpen).toBe(true);
   expect(await own.ping()).toBe("PONG");
   await own.close();
-  expect(() => mcpTasks({ store })).not.toThrow();
+  // One store object is one instance: a second mcpTasks() over it is refused, clearly.
+  expect(() => mcpTasks({ store })).toThrow("redisTaskStore: this store already serves an mcpTasks(); each instance needs its own");
 });
 
 it("refuses a store with neither url nor client, and nonsense settings", () => {
   expect(() => redisTaskStore({})).toThrow(/needs a url or a client/);
   expect(() => redisTaskStore({ url: redis.url, leaseMs: 10 })).toThrow(/leaseMs/);
   expect(() => redisTaskStore({ url: redis.url, timeoutMs: 0 })).toThrow(/timeoutMs/);
+  expect(() => redisTaskStore({ url: redis.url, secret: "" })).toThrow(/secret must be a non-empty string/);
+});
+
+it("refuses bound tasks without a secret when mcpTasks() takes the store, naming the option; unbound tasks need none", async () => {
+  const unkeyed = redisTaskStore({ url: redis.url, prefix: "no-secret" });
+  const keyed = redisTaskStore({ url: redis.url, prefix: "no-secret" });
+  try {
+    expect(() => mcpTasks({ store: unkeyed, bind: (e) => e.req.headers.get("x-user") })).toThrow(
+      "redisTaskStore: tasks are bound to their callers (mcpTasks({ bind }), or authorization), so the store needs `secret`, the key it hashes owners with before they reach Redis: give every instance the same random value, e.g. redisTaskStore({ url, secret: process.env.MCP_TASKS_SECRET })",
+    );
+    const { app } = tasksApp({ store: keyed });
+    const handle = (await call(app, "tools/call", { name: "tool_error" }, { caps })).body.result;
+    expect(handle.resultType).toBe("task");
+  } finally {
+    await Promise.all([unkeyed.close(), keyed.close()]);
+  }
 });

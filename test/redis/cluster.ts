@@ -22,7 +22,7 @@ export function cluster(
   const prefix = storeOptions.prefix ?? `test-${randomUUID().slice(0, 8)}`;
   const instances: Instance[] = [];
   for (let i = 0; i < n; i++) {
-    const store = redisTaskStore({ url: redis.url, ...storeOptions, prefix });
+    const store = redisTaskStore({ url: redis.url, secret: "cluster-secret", ...storeOptions, prefix });
     instances.push({ ...tasksApp({ ...options, store }), store });
   }
   return { instances, prefix, close: () => Promise.all(instances.map((i) => i.store.close())) };

@@ -103,7 +103,7 @@ describe("notifications/tasks on every instance", () => {
     const ack = await sse.next();
     expectShape(S.listenAck, ack);
     expect(ack.params.notifications).toEqual({ taskIds: [taskId] });
-    expect(c.store.stats.listeners).toBe(1);
+    expect(c.plugin.stats.listeners).toBe(1);
 
     await client(b).update(taskId, { confirm: accept });
     const frames = [];
@@ -119,7 +119,7 @@ describe("notifications/tasks on every instance", () => {
     expect(resultType).toBe("complete");
     expect(frames.at(-1)).toEqual({ ...final, _meta: { "io.modelcontextprotocol/subscriptionId": "s1" } });
     expect(await sse.quiet(100)).toBe(true);
-    expect(c.store.stats.listeners).toBe(0);
+    expect(c.plugin.stats.listeners).toBe(0);
     await sse.close();
   });
 
@@ -134,7 +134,7 @@ describe("notifications/tasks on every instance", () => {
     expect(frame.params).toMatchObject({ taskId, status: "failed", error: { code: -32603, message: "Task expired before it finished" } });
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(frame.params.createdAt) + 500);
     await until(() => a.seen.signalAborted.includes(taskId), 2000, "the worker's own expiry");
-    expect(c.store.stats.listeners).toBe(0);
+    expect(c.plugin.stats.listeners).toBe(0);
     await sse.close();
   });
 });

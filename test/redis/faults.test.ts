@@ -186,6 +186,6 @@ describe("a zombie worker whose lease was taken", () => {
     await until(() => expect(a!.seen.lateResults).toBe(1));
     await new Promise((r) => setTimeout(r, LEASE_MS));
     for (const inst of [a!, b!]) expect((await client(inst).get(taskId)).body.result).toEqual(lost);
-    expect(a!.store.stats.localTasks).toBe(0);
+    expect(a!.plugin.stats.localTasks).toBe(0);
   });
 });

@@ -19,7 +19,7 @@ export function twoRedisInstances(label: string): () => McpTasksOptions[] {
   afterAll(() => redis?.stop());
   return () => {
     const prefix = `${label}-${randomUUID().slice(0, 8)}`;
-    const stores = [redisTaskStore({ url: redis.url, prefix }), redisTaskStore({ url: redis.url, prefix })];
+    const stores = [0, 1].map(() => redisTaskStore({ url: redis.url, prefix, secret: "instances-secret" }));
     opened.push(...stores);
     return stores.map((store) => ({ store }));
   };

@@ -1,7 +1,7 @@
 // A dead worker is noticed, a live one never is, and a worker that lost its lease stops its work.
 // A lost change message is caught up with.
 import { describe, expect, it } from "vitest";
-import { nextSnapshot } from "../../src/tasks/redis/chart.ts";
+import { nextSnapshot } from "../../src/tasks/chart.ts";
 import { APPLY } from "../../src/tasks/redis/scripts.ts";
 import { toGetTaskResultJson } from "../../src/protocol/wire.ts";
 import { expectShape, S } from "../helpers/schemas.ts";
@@ -22,7 +22,7 @@ describe("the lease", () => {
   it("keeps a live worker's task working for many leases, and stops renewing once it has none", async () => {
     const { instances: [a, b] } = start(2, {}, { leaseMs: 200 });
     const { taskId } = await client(a).create("controlled");
-    expect(a.store.stats.timer).toBe(true);
+    expect(a.plugin.stats.timer).toBe(true);
     const end = Date.now() + 1200;
     while (Date.now() < end) {
       expect((await client(b).get(taskId)).body.result.status).toBe("working");
@@ -30,8 +30,8 @@ describe("the lease", () => {
     }
     a.gates.open(taskId, { content: [{ type: "text", text: "ok" }] });
     await until(async () => (await client(b).get(taskId)).body.result.status === "completed");
-    await until(() => !a.store.stats.timer, 1000, "the lease timer stopping");
-    expect(a.store.stats.localTasks).toBe(0);
+    await until(() => !a.plugin.stats.timer, 1000, "the lease timer stopping");
+    expect(a.plugin.stats.localTasks).toBe(0);
     // Its lease lapses by itself once it runs nothing.
     await until(async () => Number(await clusters.redis.cli("EXISTS", a.store.leaseKey)) === 0, 1000, "the idle lease lapsing");
   });
@@ -86,7 +86,7 @@ describe("a lost change message", () => {
     const frame = await sse.next(1000);
     expect(frame.params).toMatchObject({ taskId, status: "cancelled" });
     expect((await client(b).get(taskId)).body.result.status).toBe("cancelled");
-    expect(c.store.stats.listeners).toBe(0);
+    expect(c.plugin.stats.listeners).toBe(0);
     await sse.close();
   });
 });

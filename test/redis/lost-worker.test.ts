@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 it("fails the task of a killed worker on another instance, and tells its listeners", async () => {
-  const { app: other } = createDemo({ store });
+  const { app: other, tasks } = createDemo({ store });
   const handle = (await call(overHttp(worker.url) as never, "tools/call", { name: "slow_compute", arguments: { seconds: 600, label: "doomed" } }, { caps })).body.result;
   expect(handle).toMatchObject({ resultType: "task", status: "working", statusMessage: "Computing doomed" });
   const { taskId } = handle;
@@ -59,5 +59,5 @@ it("fails the task of a killed worker on another instance, and tells its listene
   } finally {
     await sse.close();
   }
-  expect(store.stats).toMatchObject({ localTasks: 0, listenedTasks: 0, listeners: 0, timer: false });
+  expect(tasks.stats).toMatchObject({ localTasks: 0, listenedTasks: 0, listeners: 0, timer: false });
 });

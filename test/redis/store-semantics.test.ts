@@ -134,7 +134,7 @@ describe("what Redis holds", () => {
     // Creation, then the work's own end: one create script and one compare-and-set.
     const before = await evalsha();
     const done = await client(a).create("tool_error");
-    await until(() => a.store.stats.localTasks === 0);
+    await until(() => a.plugin.stats.localTasks === 0);
     expect((await evalsha()) - before).toBe(2);
     expect((await client(a).get(done.taskId)).body.result.status).toBe("completed");
     const parked = await client(a).create("confirm_delete");
@@ -148,7 +148,7 @@ describe("what Redis holds", () => {
     // An answer here, and the end of the work it resumes: one compare-and-set each.
     const asked = await evalsha();
     await client(a).update(parked.taskId, { confirm: { action: "accept", content: { confirm: true } } });
-    await until(() => a.store.stats.localTasks === 0);
+    await until(() => a.plugin.stats.localTasks === 0);
     expect((await evalsha()) - asked).toBe(2);
     expect((await client(a).get(parked.taskId)).body.result.result.content).toEqual([{ type: "text", text: "Deleted." }]);
     expect((await client(a).get(running.taskId)).body.result.status).toBe("cancelled");
@@ -197,7 +197,7 @@ describe("what Redis holds", () => {
     for (const op of ["get", "cancel"] as const) {
       const r = await client(b)[op](odd.taskId);
       expect(expectError(r.body, -32603).message).toBe(
-        `Task ${odd.taskId} cannot be read by this server: it was written by task chart version another-chart, this server runs ${(await import("../../src/tasks/redis/chart.ts")).CHART_VERSION}`,
+        `Task ${odd.taskId} cannot be read by this server: it was written by task chart version another-chart, this server runs ${(await import("../../src/tasks/redis/snapshot-codec.ts")).CHART_VERSION}`,
       );
     }
     expect((await client(b).get(fine.taskId)).body.result.status).toBe("working");
@@ -224,12 +224,13 @@ describe("bind", () => {
     }
   });
 
-  it("refuses at creation a bind value that is neither a string nor JSON", async () => {
+  it("refuses at creation a bind value that is neither a string nor JSON, as the in-memory store does", async () => {
     const { instances: [a] } = start(1, { bind: () => new Date() });
     const r = await call(a.app, "tools/call", { name: "try_task" }, { caps });
-    expect(r.body.result.content[0].text).toBe("no task: With a shared task store, bind must return a string or a JSON value (compared by its canonical JSON)");
+    expect(r.body.result.content[0].text).toBe("no task: Internal error");
     const plain = await call(a.app, "tools/call", { name: "controlled" }, { caps });
-    expect(plain.body.result.isError).toBe(true);
+    expect(plain.body.error).toEqual({ code: -32603, message: "Internal error" });
+    expect(await clusters.redis.cli("KEYS", `${a.store.keyPrefix}task:*`)).toBe("");
   });
 });
 
@@ -245,7 +246,7 @@ describe("the worker", () => {
     expect(actors).toEqual([taskId]);
     const values = events.filter((e) => e.type === "@xstate.snapshot").map((e) => (e.snapshot as any).value);
     expect(values).toEqual(["working", "input_required", "working", "completed"]);
-    expect(b.store.stats.localTasks).toBe(0);
+    expect(b.plugin.stats.localTasks).toBe(0);
   });
 });
 
@@ -260,7 +261,7 @@ describe("listen streams on every instance", () => {
     expectShape(S.taskNotification, frame);
     const { resultType: _, ...task } = (await client(b).get(taskId)).body.result;
     expect(frame.params).toEqual({ ...task, _meta: { "io.modelcontextprotocol/subscriptionId": 9 } });
-    expect(b.store.stats.listeners).toBe(0);
+    expect(b.plugin.stats.listeners).toBe(0);
     await sse.close();
   });
 

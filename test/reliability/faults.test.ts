@@ -1,4 +1,5 @@
 // Fault injection: each fault of docs/reliability.md, with the outcome documented there.
+import { memoryStore } from "../helpers/memory-store.ts";
 import type { H3Event } from "h3";
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, McpJsonRpcError, type McpTaskContext } from "../../src/index.ts";
@@ -138,9 +139,9 @@ describe("run never settles", () => {
     expect(signal.aborted).toBe(true);
     const unknown = await f.rpc("tasks/get", { taskId: "00000000-0000-4000-8000-000000000000" });
     expect([gone.status, gone.text]).toEqual([unknown.status, unknown.text]);
-    expect(f.plugin.store.size).toBe(0);
+    expect(memoryStore(f.plugin).size).toBe(0);
     await sse.close();
-    expect(f.plugin.store.listenerCount).toBe(0);
+    expect(f.plugin.stats.listeners).toBe(0);
     await collectGarbage();
     expect(context.deref()).toBeUndefined();
   });
@@ -211,12 +212,12 @@ describe("a listener disconnects mid-stream", () => {
     const b = await f.listen([taskId], "b");
     expect((await a.next()).params.status).toBe("input_required");
     expect((await b.next()).params.status).toBe("input_required");
-    expect(f.plugin.store.listenerCount).toBe(2);
+    expect(f.plugin.stats.listeners).toBe(2);
     expect(listenStats.open).toBe(openBefore + 2);
     await f.rpc("tasks/update", { taskId, inputResponses: { ok: { action: "accept", content: { ok: true } } } });
     expect((await a.next()).params.status).toBe("working");
     await a.close(); // gone with frames still to come
-    expect(f.plugin.store.listenerCount).toBe(1);
+    expect(f.plugin.stats.listeners).toBe(1);
     expect(listenStats.open).toBe(openBefore + 1);
     gate.resolve(undefined);
     await turns(2);
@@ -225,7 +226,7 @@ describe("a listener disconnects mid-stream", () => {
     expect((await f.get(taskId)).result.status).toBe("completed");
     await b.close();
     expect(listenStats.open).toBe(openBefore);
-    expect(f.plugin.store.listenerCount).toBe(0);
+    expect(f.plugin.stats.listeners).toBe(0);
     expect(f.handler["~mount"].hub.size).toBe(0);
   });
 
@@ -237,7 +238,7 @@ describe("a listener disconnects mid-stream", () => {
     const res = await f.app.fetch(modern("subscriptions/listen", { notifications: { taskIds: [taskId], toolsListChanged: true } }, { caps }));
     await res.body!.cancel();
     expect(listenStats.open).toBe(openBefore);
-    expect(f.plugin.store.listenerCount).toBe(0);
+    expect(f.plugin.stats.listeners).toBe(0);
     expect(f.handler["~mount"].hub.size).toBe(0);
     expect(resourceGrowth(before, activeResources())).toEqual({});
   });
@@ -294,7 +295,7 @@ describe("the TTL expires while a task waits for input", () => {
     expect(outcome).toBe("TASK_ENDED");
     expect(f.contexts.get(taskId)!.signal.aborted).toBe(true);
     await sse.close();
-    expect(f.plugin.store.size).toBe(0);
+    expect(memoryStore(f.plugin).size).toBe(0);
   });
 });
 
@@ -315,7 +316,7 @@ describe("thousands of running tasks expire at once", () => {
     const fresh = await f.start(() => new Promise(() => {}));
     expect(aborted()).toEqual(ids);
     expect((await f.get(fresh)).result.status).toBe("working");
-    expect(f.plugin.store.size).toBe(1);
+    expect(memoryStore(f.plugin).size).toBe(1);
   });
 });
 

@@ -867,7 +867,7 @@ export async function runCase(c: FuzzCase, options: CaseOptions = {}): Promise<C
   await turns(2);
   if (world.escaped.length) problems.push(`escaped the handler: ${String(world.escaped[0])}`);
   if (listenStats.open !== openBefore) problems.push(`${listenStats.open - openBefore} listen stream(s) left open`);
-  if (world.plugin.store.listenerCount !== 0) problems.push(`${world.plugin.store.listenerCount} task listener(s) left`);
+  if (world.plugin.stats.listeners !== 0) problems.push(`${world.plugin.stats.listeners} task listener(s) left`);
   if (world.handler["~mount"].hub.size !== 0) problems.push(`${world.handler["~mount"].hub.size} hub subscriber(s) left`);
   for (const id of world.sessions) {
     const pending = world.handler["~mount"].sessions.get(id)?.pending.size ?? 0;

@@ -210,7 +210,7 @@ async function scenario(ops: Op[], bind: (event: H3Event) => unknown = (e) => e.
     await s.pump;
   }
   await turns(1);
-  expect(plugin.store.listenerCount).toBe(0);
+  expect(plugin.stats.listeners).toBe(0);
   expect(listenStats.open).toBe(openBefore);
 }
 

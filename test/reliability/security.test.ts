@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpRequestState, mcpValidateElicitation, type McpHandlerConfig } from "../../src/index.ts";
 import { mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
 import { legacyClient } from "../helpers/legacy.ts";
+import { memoryStore } from "../helpers/memory-store.ts";
 import { CALLER, modern, mountWithEscapeLog, sseMessages, TASKS } from "./support.ts";
 import { ownFields } from "../helpers/schemas.ts";
 
@@ -79,7 +80,7 @@ describe("bind", () => {
       const blocked = await send(method, params, { caller: "blocked" });
       expect([method, blocked.status, blocked.body.error]).toEqual([method, 403, { code: -32600, message: "Forbidden" }]);
     }
-    expect(plugin.store.size).toBe(1);
+    expect(memoryStore(plugin).size).toBe(1);
     expect((await send("tasks/get", { taskId }, { caller: "alice" })).body.result.status).toBe("working");
   });
 
@@ -96,10 +97,23 @@ describe("bind", () => {
     await sse.close();
   });
 
-  it("is recomputed on every request and compared with ===: a value built fresh per request locks out even the creator", async () => {
-    const { create, send } = taskApp({ bind: (e) => ({ user: e.req.headers.get(CALLER) }) });
+  it("is recomputed on every request and compared by value: a value built fresh per request is the same owner", async () => {
+    const { create, send } = taskApp({ bind: (e) => ({ user: e.req.headers.get(CALLER), org: "acme" }) });
     const taskId = await create({ caller: "alice" });
-    expect((await send("tasks/get", { taskId }, { caller: "alice" })).body.error).toEqual({ code: -32602, message: "Unknown task" });
+    expect((await send("tasks/get", { taskId }, { caller: "alice" })).body.result.status).toBe("working");
+    expect((await send("tasks/get", { taskId }, { caller: "mallory" })).body.error).toEqual({ code: -32602, message: "Unknown task" });
+  });
+
+  it("must return a string or a JSON value: anything else refuses creation, and matches no task later", async () => {
+    const reported: unknown[] = [];
+    const { send } = taskApp({ bind: () => new Date(0) }, { onError: (error) => void reported.push(error) });
+    const refused = await send("tools/call", { name: "job" }, { caller: "alice" });
+    expect(refused.body.error).toEqual({ code: -32603, message: "Internal error" });
+    expect(String(reported[0])).toBe("TypeError: bind must return a string or a JSON value (tasks are bound to it by its canonical JSON)");
+    const { create, send: sendKeyed, plugin } = taskApp({ bind: (e) => (e.req.headers.get(CALLER) === "odd" ? Symbol("odd") : e.req.headers.get(CALLER)) });
+    const taskId = await create({ caller: "alice" });
+    expect((await sendKeyed("tasks/get", { taskId }, { caller: "odd" })).body.error).toEqual({ code: -32602, message: "Unknown task" });
+    expect(memoryStore(plugin).size).toBe(1);
   });
 
   it("is only as strong as what it reads: a bind on a raw header is spoofed by sending that header", async () => {
@@ -275,12 +289,25 @@ describe("Size limits", () => {
     expect((await chunked.json()).error.code).toBe(-32600);
   });
 
-  it("caps tasks per store, not per caller: one caller can take every slot", async () => {
+  it("caps tasks per store: without maxPerOwner one caller can take every slot", async () => {
     const { create, send } = taskApp({ max: 3, bind: (e) => e.req.headers.get(CALLER) });
     for (let i = 0; i < 3; i++) await create({ caller: "greedy" });
     const refused = await send("tools/call", { name: "job" }, { caller: "victim" });
     expect(refused.body.error).toMatchObject({ code: -32603, data: { max: 3 } });
     expect(refused.body.error.message).toMatch(/full/);
+  });
+
+  it("caps tasks per caller with maxPerOwner: the greedy caller is refused, naming the cap, and the others still get theirs", async () => {
+    const { create, send } = taskApp({ max: 3, maxPerOwner: 2, bind: (e) => e.req.headers.get(CALLER) });
+    for (let i = 0; i < 2; i++) await create({ caller: "greedy" });
+    const refused = await send("tools/call", { name: "job" }, { caller: "greedy" });
+    expect(refused.status).toBe(200);
+    expect(refused.body.error).toEqual({
+      code: -32603,
+      message: "Too many tasks for this caller (2 tasks retained, the most one caller may hold); try again later",
+      data: { maxPerOwner: 2 },
+    });
+    expect((await send("tools/call", { name: "job" }, { caller: "victim" })).body.result.resultType).toBe("task");
   });
 
   it("drops the least recently used legacy session past maxSessions", async () => {

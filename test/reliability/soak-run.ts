@@ -11,6 +11,7 @@
 //   the answers sent, and a round the task left (cancel, expiry) rejects it; no round stays pending;
 // - afterwards the store is empty, no listener, listen stream, hub subscriber, timer or AbortSignal listener is
 //   left, and (with a gc at hand) no task, actor or signal stays reachable.
+import { memoryStore } from "../helpers/memory-store.ts";
 import { getEventListeners } from "node:events";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
@@ -333,7 +334,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     clock.advance(Math.floor(ttlMs / 4 / Math.ceil(N / batch)));
   }
   await turns(2);
-  if (plugin.store.size !== N) problem(`${plugin.store.size} tasks stored after creating ${N}`);
+  if (memoryStore(plugin).size !== N) problem(`${memoryStore(plugin).size} tasks stored after creating ${N}`);
   options.onProgress?.(`created ${N} tasks`);
 
   // --- Listeners: one caller's tasks each; some disconnect mid-way ---
@@ -489,7 +490,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await turns(2);
     // Time passes between phases: a short TTL catches tasks working, waiting for input, or finished.
     clock.advance(rnd.int(Math.ceil(ttlMs / 16)));
-    plugin.store.sweep(); // what the next request would do: expire what the clock passed
+    memoryStore(plugin).sweep(); // what the next request would do: expire what the clock passed
     expire(models);
     if (phase % 20 === 19) options.onProgress?.(`phase ${phase + 1}: ${models.filter((m) => m.status !== "expired" && !TERMINAL.has(m.status)).length} live tasks`);
   }
@@ -510,7 +511,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     );
   }
   clock.advance(ttlMs + 1);
-  plugin.store.sweep();
+  memoryStore(plugin).sweep();
   expire(models);
   for (const m of models) report.endings[m.ending!] = (report.endings[m.ending!] ?? 0) + 1;
   await turns(3);
@@ -562,8 +563,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   await turns(2);
 
   // --- Nothing left behind ---
-  if (plugin.store.size !== 0) problem(`${plugin.store.size} task(s) left in the store after the sweep`);
-  if (plugin.store.listenerCount !== 0) problem(`${plugin.store.listenerCount} task listener(s) left`);
+  if (memoryStore(plugin).size !== 0) problem(`${memoryStore(plugin).size} task(s) left in the store after the sweep`);
+  if (plugin.stats.listeners !== 0) problem(`${plugin.stats.listeners} task listener(s) left`);
   if (listenStats.open !== openBefore) problem(`${listenStats.open - openBefore} listen stream(s) left open`);
   if (handler["~mount"].hub.size !== 0) problem(`${handler["~mount"].hub.size} hub subscriber(s) left`);
   if (world.escaped.length) problem(`escaped the handler: ${String(world.escaped[0])}`);

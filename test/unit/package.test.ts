@@ -43,7 +43,7 @@ describe("public entries", () => {
         "mcpValidateElicitation",
       ]
     `);
-    expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "mcpElicit", "mcpTask", "mcpTasks"]);
+    expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "mcpElicit", "mcpTask", "mcpTasks", "memoryTaskStore", "taskStoreUnavailable"]);
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
   });
 

@@ -1,6 +1,7 @@
 // What lets one handler run on every runtime h3 runs on: nothing random or timed at import (Workers
 // forbid both outside a request), task runs handed to the request's waitUntil, and a keep-alive
 // interval short enough for Bun's 10 s idle timeout.
+import { memoryStore } from "../helpers/memory-store.ts";
 import crypto from "node:crypto";
 import { syncBuiltinESMExports } from "node:module";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -205,7 +206,7 @@ describe("Workers where no waitUntil reaches the run", () => {
     }
     expect(runs).toEqual({ always: 1, required: 0 });
     expect(verdicts).toEqual([false]);
-    expect(plugin.store.size).toBe(0);
+    expect(memoryStore(plugin).size).toBe(0);
     expect(expectResult((await call(app, "tools/call", { name: "plain" }, { caps })).body, S.callTool).content[0].text).toBe("plain answer");
   });
 

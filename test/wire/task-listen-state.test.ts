@@ -78,7 +78,7 @@ describe("an expiry on a listen stream", () => {
       _meta: { [SUB]: "e" },
     });
     expect(seen.signalAborted).toEqual([taskId]);
-    expect(plugin.store.listenerCount).toBe(0);
+    expect(plugin.stats.listeners).toBe(0);
     expect(await sse.quiet()).toBe(true);
     expectError((await call(app, "tasks/get", { taskId }, { caps })).body, -32602);
     await sse.close();

@@ -31,7 +31,7 @@ describe("notifications/tasks over subscriptions/listen", () => {
     const ack = await sse.next();
     expectShape(S.listenAck, ack);
     expect(ack.params).toEqual({ notifications: { taskIds: [mine] }, _meta: { [SUB]: "sub-1" } });
-    expect(plugin.store.listenerCount).toBe(1);
+    expect(plugin.stats.listeners).toBe(1);
     // Right after the ack, the state the task already reached.
     expect((await sse.next()).params).toMatchObject({ taskId: mine, status: "input_required", _meta: { [SUB]: "sub-1" } });
 
@@ -47,7 +47,7 @@ describe("notifications/tasks over subscriptions/listen", () => {
     expect(completed.params).toEqual({ ...snapshot, _meta: { [SUB]: "sub-1" } });
     // The terminal frame is the last, and it released the listener.
     expect(await sse.quiet()).toBe(true);
-    expect(plugin.store.listenerCount).toBe(0);
+    expect(plugin.stats.listeners).toBe(0);
     await sse.close();
   });
 
@@ -77,14 +77,14 @@ describe("notifications/tasks over subscriptions/listen", () => {
     expect((await b.next()).params.notifications.taskIds).toEqual([ids[0]]);
     for (const id of ids) expect((await a.next()).params).toMatchObject({ taskId: id, status: "working" });
     expect((await b.next()).params).toMatchObject({ taskId: ids[0], status: "working" });
-    expect(plugin.store.listenerCount).toBe(4);
+    expect(plugin.stats.listeners).toBe(4);
     await call(app, "tasks/cancel", { taskId: ids[0] }, { caps });
     expect((await a.next()).params).toMatchObject({ taskId: ids[0], status: "cancelled", _meta: { [SUB]: "a" } });
     expect((await b.next()).params).toMatchObject({ taskId: ids[0], status: "cancelled", _meta: { [SUB]: "b" } });
-    expect(plugin.store.listenerCount).toBe(2);
+    expect(plugin.stats.listeners).toBe(2);
     await a.close();
     await b.close();
-    expect(plugin.store.listenerCount).toBe(0);
+    expect(plugin.stats.listeners).toBe(0);
   });
 
   it("agrees to nothing for a request the plugin is not enabled for", async () => {

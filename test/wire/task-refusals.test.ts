@@ -1,6 +1,7 @@
 // Where no task may be given, the answer is a JSON-RPC error that names the cause, never a tool
 // result a model would read as its own tool failing: an undeclared extension, a plugin that is not
 // installed or not enabled, a full store, a caller that already went away, a `bind` that refuses.
+import { memoryStore } from "../helpers/memory-store.ts";
 import { request as httpRequest } from "node:http";
 import { H3, HTTPError, serve, type H3Event } from "h3";
 import { describe, expect, it } from "vitest";
@@ -72,7 +73,7 @@ describe("a full store", () => {
     expect(required.body.error).toEqual(full.body.error);
     expect(seen.handlerRuns).toBe(0);
     expect((await call(app, "tools/call", { name: "render" }, { caps })).body.result.content[0].text).toBe("Rendered synchronously.");
-    expect(plugin.store.size).toBe(1);
+    expect(memoryStore(plugin).size).toBe(1);
   });
 });
 
@@ -98,7 +99,7 @@ describe("a call whose client has already gone", () => {
     release();
     const res = await pending;
     expect(verdicts).toEqual([false]);
-    expect(plugin.store.size).toBe(0);
+    expect(memoryStore(plugin).size).toBe(0);
     expect(expectError(await res.json(), -32603).message).toMatch(/went away/);
   });
 });
@@ -139,7 +140,7 @@ describe("a call whose client hung up, over real HTTP (srvx on Node)", () => {
       hungUp();
       await handled;
       expect(verdicts).toEqual([false]);
-      expect(plugin.store.size).toBe(0);
+      expect(memoryStore(plugin).size).toBe(0);
     } finally {
       await server.close(true);
     }

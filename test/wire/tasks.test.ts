@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineMcpHandler, defineTool, mcpTask as mcpTaskFromRoot } from "../../src/index.ts";
 import { canCreateTask, mcpTask, mcpTasks } from "../../src/tasks/index.ts";
-import { FinishedTask } from "../../src/tasks/store.ts";
+import { memoryStore } from "../helpers/memory-store.ts";
 import { tasksApp } from "../fixtures/tasks-app.ts";
 import { expectError, ownFields } from "../helpers/schemas.ts";
 import { appFor, call } from "../helpers/wire.ts";
@@ -32,7 +32,7 @@ describe("the in-memory store", () => {
     const { taskId } = await create(app, "controlled");
     await cancel(app, taskId);
     expect(seen.signalAborted).toEqual([taskId]);
-    expect(plugin.store.get(taskId, undefined)).toBeInstanceOf(FinishedTask);
+    expect(memoryStore(plugin).read(taskId, "")?.json).toBeTypeOf("string");
   });
 
   it("hands run one signal however late it is first read: aborted when read after a cancel, never for a completed task", async () => {
@@ -74,18 +74,18 @@ describe("the in-memory store", () => {
     expectError((await get(app, old.taskId)).body, -32602);
     expect(seen.signalAborted).toEqual([old.taskId]);
     expect((await get(app, young.taskId)).body.result.status).toBe("working");
-    expect(plugin.store.size).toBe(1);
+    expect(memoryStore(plugin).size).toBe(1);
     now += 1000;
-    expect(plugin.store.sweep()).toBe(1);
-    expect(plugin.store.sweep()).toBe(0);
-    expect(plugin.store.size).toBe(0);
+    expect(memoryStore(plugin).sweep()).toBe(1);
+    expect(memoryStore(plugin).sweep()).toBe(0);
+    expect(memoryStore(plugin).size).toBe(0);
   });
 
   it("keeps only the final snapshot of a finished task", async () => {
     const { app, plugin } = tasksApp();
     const { taskId } = await create(app, "tool_error");
-    await until(() => expect(plugin.store.get(taskId, undefined)).toBeInstanceOf(FinishedTask));
-    const kept = plugin.store.get(taskId, undefined) as FinishedTask;
+    await until(() => expect(memoryStore(plugin).read(taskId, "")?.json).toBeTypeOf("string"));
+    const kept = memoryStore(plugin).read(taskId, "") as { status: string; json: string };
     expect(kept.status).toBe("completed");
     // What it keeps is exactly what tasks/get answers.
     expect(JSON.parse(kept.json)).toEqual(ownFields((await get(app, taskId)).body.result));

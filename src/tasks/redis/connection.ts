@@ -1,7 +1,7 @@
 // The store's two Redis connections (commands, and a subscriber for the change channels), every
 // command bounded in time, and Redis trouble turned into one clear JSON-RPC error.
 import { createClient } from "redis";
-import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
+import { ErrorCode, McpJsonRpcError, taskStoreUnavailable as storeUnavailable } from "../../protocol/errors.ts";
 import { createDeadlines, Pending } from "./deadlines.ts";
 import type { Script } from "./scripts.ts";
 
@@ -23,14 +23,6 @@ export interface RedisClientLike {
   destroy(): void;
 }
 
-/** HTTP status of the answer when Redis cannot be reached in time. */
-export const UNAVAILABLE_STATUS = 503;
-
-/** The error every request that needs Redis gets while Redis is down or too slow. */
-export function storeUnavailable(reason: string): McpJsonRpcError {
-  return new McpJsonRpcError(ErrorCode.InternalError, `The task store is unavailable: ${reason}`, undefined, UNAVAILABLE_STATUS);
-}
-
 const STORE_ERROR = "Task store error: ";
 
 /** Whether a command failed because its key holds another type (as `failure` below says it). */
@@ -45,8 +37,6 @@ export interface Connection {
   run<T = unknown>(script: Script, keys: string[], args: (string | number)[]): Promise<T>;
   /** Subscribes to `channels` on the subscriber connection; `onReady` runs after each (re)connect. */
   listen(channels: string[], onMessage: (message: string, channel: string) => void, onReady: () => void): Promise<void>;
-  /** Whether the store has work here (tasks or listeners): only then, or during a command, do its connections hold the process open. */
-  setActive(active: boolean): void;
   close(): Promise<void>;
 }
 
@@ -68,13 +58,12 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
   const ignore = () => {};
   client.on("error", ignore);
   let closed = false;
-  // An idle process must exit by itself: the connections the store opened count only while it has
-  // work here or a command is under way. An app's own client is left as the app set it.
-  let active = false;
+  // An idle process must exit by itself: the connections the store opened count only while a command
+  // is under way. An app's own client is left as the app set it.
   let inFlight = 0;
   let holding = true;
   const hold = () => {
-    const want = active || inFlight > 0;
+    const want = inFlight > 0;
     if (want === holding) return;
     holding = want;
     for (const c of owned) want ? c.ref?.() : c.unref?.();
@@ -159,15 +148,11 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
       // node-redis subscribes again by itself after every reconnect.
       await withTimeout(Promise.resolve(sub.subscribe(channels, onMessage)), timeoutMs).catch(ignore);
     },
-    setActive(next) {
-      active = next;
-      hold();
-    },
     async close() {
       if (closed) return;
       closed = true;
       // Closing is work too: the goodbyes must not be cut short by an idle process exiting.
-      active = true;
+      inFlight++;
       hold();
       if (subscriber?.isReady) await withTimeout(subscriber.unsubscribe(), timeoutMs).catch(ignore);
       for (const c of owned.reverse()) {

@@ -1,32 +1,47 @@
-// A finished task's stored form: one string, "<version> <owner> <tasks/get JSON>", which Redis keeps
-// in a single allocation (a hash would become a hashtable, its JSON being longer than the 64 bytes a
-// compact hash allows per value). The JSON's opening up to the task id is the same for every task and
-// the id is in the key, so the string keeps only the rest.
+// A finished task's stored form: one string, "<version> <owner> [~<origin JSON>\n]<tasks/get JSON>",
+// which Redis keeps in a single allocation (a hash would become a hashtable, its JSON being longer than
+// the 64 bytes a compact hash allows per value). The JSON's opening up to the task id is the same for
+// every task and the id is in the key, so the string keeps only the rest.
 import type { TaskStateValue } from "../../../machines/task.machine.ts";
 import { getTaskResultJsonHead as headOf } from "../../protocol/wire.ts";
-import { expiryOfFinalJson, statusOfFinalJson } from "./chart.ts";
+import type { FinalStatus, TaskOrigin } from "../store.ts";
 
-/** The JSON as stored (after the version and owner, which the apply script puts in front). */
+/** The JSON as stored (after the version, owner and origin, which the apply script puts in front). */
 export function storedFinalJson(id: string, json: string): string {
   const head = headOf(id);
   // Anything else (never produced today) is kept whole; it starts with "{", the shortened form with ",".
   return json.startsWith(head) && json[head.length] === "," ? json.slice(head.length) : json;
 }
 
-/** A finished task's string, back as its version, owner and full tasks/get JSON. */
-export function parseFinished(id: string, raw: string, facts?: FinishedFacts) {
-  const a = raw.indexOf(" ");
-  const b = raw.indexOf(" ", a + 1);
-  const json = raw.slice(b + 1);
-  const final = json.startsWith(",") ? headOf(id) + json : json;
-  facts ??= { expiresAt: expiryOfFinalJson(final), status: statusOfFinalJson(final) };
-  return { version: Number(raw.slice(0, a)), owner: raw.slice(a + 1, b), final, facts, alive: true as const };
-}
-
 /** What a reader judges a finished task by, fixed once it finished. */
 export interface FinishedFacts {
   readonly expiresAt: number;
-  readonly status: TaskStateValue;
+  readonly status: FinalStatus;
+}
+
+/** A finished task as read back. */
+export interface FinishedRead {
+  readonly owner: string;
+  readonly version: number;
+  readonly json: string;
+  readonly facts: FinishedFacts;
+  readonly origin: TaskOrigin | undefined;
+}
+
+/** A finished task's string, back as its version, owner, origin and full tasks/get JSON. */
+export function parseFinished(id: string, raw: string, facts?: FinishedFacts): FinishedRead {
+  const a = raw.indexOf(" ");
+  const b = raw.indexOf(" ", a + 1);
+  let rest = raw.slice(b + 1);
+  let origin: TaskOrigin | undefined;
+  if (rest.startsWith("~")) {
+    const end = rest.indexOf("\n");
+    origin = JSON.parse(rest.slice(1, end)) as TaskOrigin;
+    rest = rest.slice(end + 1);
+  }
+  const json = rest.startsWith(",") ? headOf(id) + rest : rest;
+  facts ??= { expiresAt: expiryOfFinalJson(json), status: statusOfFinalJson(json) };
+  return { version: Number(raw.slice(0, a)), owner: raw.slice(a + 1, b), json, facts, origin };
 }
 
 /**
@@ -62,4 +77,18 @@ export class FinishedTasks {
   get size(): number {
     return this.#facts.size;
   }
+}
+
+// --- Internal ---
+
+/** The status a finished task's JSON records (it comes second, right after the id). */
+function statusOfFinalJson(json: string): FinalStatus {
+  return (/"status":"([a-z_]+)"/.exec(json)?.[1] ?? "failed") as TaskStateValue as FinalStatus;
+}
+
+/** When a finished task's JSON says it expires (`createdAt + ttlMs`), or Infinity for an unlimited one. */
+function expiryOfFinalJson(json: string): number {
+  const ttl = /"ttlMs":(\d+)/.exec(json);
+  const created = /"createdAt":"([^"]+)"/.exec(json);
+  return ttl && created ? Date.parse(created[1]!) + Number(ttl[1]) : Infinity;
 }

@@ -1,4 +1,12 @@
 // The "h3-mcp/tasks/redis" entry: a task store shared by every instance through Redis.
+//   redis-task-store.ts   redisTaskStore(options): the TaskStore (create, read, write, lease, catch-up, relay)
+//   scripts.ts            the Lua scripts: creation with the caps, the read, the compare-and-set, versions
+//   reader.ts, finished.ts   reading a task in one command; a finished task's one-string form, and the
+//                         finished tasks this instance knows (read with a plain GET)
+//   change-messages.ts    the change channel's messages
+//   snapshot-codec.ts, owner-hash.ts, keys.ts   what a live snapshot, an owner and a key look like in Redis
+//   connection.ts, deadlines.ts   the two connections, every command bounded by one timer
+//   hub-bridge.ts         list-changed and resource-updated announcements between instances
 export { redisTaskStore } from "./redis-task-store.ts";
 export type { RedisTaskStore, RedisTaskStoreOptions, RedisTaskStoreStats } from "./redis-task-store.ts";
 export type { RedisClientLike } from "./connection.ts";

@@ -6,6 +6,8 @@ export interface StoreKeys {
   lease(worker: string): string;
   /** Present while some listen stream waits on the task: only then is a worker's own change published. */
   listen(id: string): string;
+  /** Sorted set of one owner's retained task ids, scored by expiry (kept only with a per-owner cap). */
+  owned(owner: string): string;
   /** What a lease key starts with; the read script appends the task's worker id. */
   readonly leasePrefix: string;
   /** Sorted set of every retained task id, scored by expiry: the count the cap is checked against. */
@@ -22,6 +24,7 @@ export function storeKeys(prefix: string): StoreKeys {
     task: (id) => `${tag}:task:${id}`,
     lease: (worker) => `${tag}:lease:${worker}`,
     listen: (id) => `${tag}:listen:${id}`,
+    owned: (owner) => `${tag}:owner:${owner}`,
     leasePrefix: `${tag}:lease:`,
     tasks: `${tag}:tasks`,
     changes: `${tag}:changes`,

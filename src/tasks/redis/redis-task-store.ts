@@ -1,16 +1,18 @@
-// `redisTaskStore()`: one server instance's handle on the shared store. Each call is one instance,
-// with its own worker id and lease, so two apps in one process behave as two servers.
+// `redisTaskStore()`: one server instance's handle on a store every instance shares through Redis. Each
+// call is one instance, with its own worker id and lease, so two apps in one process behave as two
+// servers. It keeps records and makes creation and each compare-and-set atomic (Lua scripts); the
+// runtime (src/tasks/runtime.ts) does the rest.
 import { randomUUID } from "node:crypto";
 import type { Hub } from "../../features/change-hub.ts";
-import type { TaskStore } from "../store.ts";
+import type { CreateOutcome, FinalStatus, StoreRuntime, TaskRecord, TaskStore, TaskWrite, WriteOutcome } from "../store.ts";
+import { changeMessage, readChange } from "./change-messages.ts";
 import { openConnection, type RedisClientLike } from "./connection.ts";
 import { createHubBridge } from "./hub-bridge.ts";
 import { storeKeys } from "./keys.ts";
-import { createListeners } from "./listeners.ts";
-import { createLocalTasks } from "./local-tasks.ts";
-import { snapshotFromFinalJson } from "./chart.ts";
-import { VERSIONS } from "./scripts.ts";
-import { createSharedStore, type InspectOption, lostEvent } from "./store.ts";
+import { ownerHash, secretRequired } from "./owner-hash.ts";
+import { createReader } from "./reader.ts";
+import { APPLY, CREATE, CREATED, ID_TAKEN, OWNER_FULL, VERSIONS } from "./scripts.ts";
+import { CHART_VERSION, encodeSnapshot, expiryOfSnapshot } from "./snapshot-codec.ts";
 
 export interface RedisTaskStoreOptions {
   /** `redis://…` of the server; ignored when `client` is given. */
@@ -26,170 +28,148 @@ export interface RedisTaskStoreOptions {
   leaseMs?: number;
   /** Longest wait for Redis before a request gets the store-unavailable error. Default 2000. */
   timeoutMs?: number;
-  /** Key of the hash under which `bind` values are stored; the same on every instance. Default: the prefix. */
+  /**
+   * Key of the hash (HMAC-SHA256) under which task owners are stored, so Redis never holds a principal:
+   * the same random value on every instance. Required whenever tasks are bound to their callers (`bind`,
+   * or authorization); `mcpTasks()` refuses a bound setup without it.
+   */
   secret?: string;
 }
 
 export interface RedisTaskStoreStats {
-  /** Tasks whose work runs on this instance. */
-  readonly localTasks: number;
-  /** Tasks some listen stream on this instance waits on, and those streams' listeners. */
-  readonly listenedTasks: number;
-  readonly listeners: number;
-  /** Whether the lease and reconcile timer runs (only while there are local or listened tasks). */
-  readonly timer: boolean;
   /** Handler hubs bridged through Redis. */
   readonly hubs: number;
-  /** Changes whose compare-and-set found the task changed meanwhile and were retried, since the store opened. */
-  readonly casRetries: number;
+  /** Finished tasks this instance remembers, to read them again with a plain GET. */
+  readonly finishedKnown: number;
 }
 
 export interface RedisTaskStore extends TaskStore {
   readonly shared: true;
+  readonly leaseMs: number;
   /** This instance's worker id, and the key of its lease. */
   readonly workerId: string;
   readonly leaseKey: string;
   /** Every key of the store starts with this (the `{prefix}` hash tag). */
   readonly keyPrefix: string;
   readonly stats: RedisTaskStoreStats;
-  /** Stops the timer, unsubscribes and closes the connections the store opened (never a client passed in). */
+  /** Unsubscribes and closes the connections the store opened (never a client passed in). */
   close(): Promise<void>;
-  /** @internal Settings of the tasks plugin the store serves. */
-  "~configure"(config: { max: number; now: () => number; inspect?: InspectOption }): void;
-  /** @internal Bridges a handler's change hub through Redis; returns the detach. */
-  "~attachHub"(hub: Hub): () => void;
 }
 
 /**
  * A task store shared through Redis, for `mcpTasks({ store })`.
  *
  * @example
- * const store = redisTaskStore({ url: process.env.REDIS_URL, prefix: "my-app", leaseMs: 15_000 });
- * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store })] });
+ * const store = redisTaskStore({ url: process.env.REDIS_URL, prefix: "my-app", secret: process.env.MCP_TASKS_SECRET });
+ * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store, bind: (event) => userOf(event) })] });
  */
 export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskStore {
   if (!options.client && !options.url) throw new TypeError("redisTaskStore needs a url or a client");
   const prefix = options.prefix ?? "h3-mcp";
   const leaseMs = options.leaseMs ?? 15_000;
   const timeoutMs = options.timeoutMs ?? 2000;
+  const secret = options.secret;
   if (!(leaseMs >= 100)) throw new TypeError("redisTaskStore: leaseMs must be at least 100");
   if (!(timeoutMs > 0)) throw new TypeError("redisTaskStore: timeoutMs must be positive");
+  if (secret !== undefined && (typeof secret !== "string" || secret === "")) throw new TypeError("redisTaskStore: secret must be a non-empty string");
 
   const keys = storeKeys(prefix);
   const workerId = randomUUID();
   const leaseKey = keys.lease(workerId);
-  let config: { max: number; now: () => number; inspect?: InspectOption } = { max: 1000, now: Date.now };
   const conn = openConnection({ url: options.url, client: options.client, timeoutMs });
-  const local = createLocalTasks({ now: () => config.now(), inspect: () => config.inspect });
-  const listeners = createListeners();
   const hub = createHubBridge(conn, keys.hub, workerId);
+  const reader = createReader({ conn, keys, leaseMs });
+  let runtime: StoreRuntime | undefined;
+  const connected = () => runtime ?? notConnected();
 
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let ticking = false;
-  let leasedAt = 0;
-  let closed = false;
-  const wake = () => {
-    if (timer || closed) return;
-    conn.setActive(true);
-    timer = setInterval(() => void tick(), Math.max(30, Math.floor(leaseMs / 3)));
-    // An idle process must still exit: the timer never holds it open, and runs only while needed.
-    timer.unref?.();
-  };
-
-  const shared = createSharedStore({
-    conn,
-    keys,
-    local,
-    listeners,
-    workerId,
+  const store: RedisTaskStore = {
+    shared: true,
     leaseMs,
-    secret: options.secret ?? prefix,
-    config: () => config,
-    wake,
-    leased: () => {
-      leasedAt = Date.now();
-    },
-  });
-
-  /** Extends the lease; a lease found gone or unrenewable for a whole lease ends the tasks here. */
-  const renew = async () => {
-    const started = Date.now();
-    try {
-      const extended = await conn.command<number>(["PEXPIRE", leaseKey, String(leaseMs)]);
-      if (extended === 1) leasedAt = started;
-      else await leaseLost();
-    } catch {
-      if (Date.now() - leasedAt > leaseMs) local.endAll(() => lostEvent(config.now()));
-    }
-  };
-  // Another instance may already have failed these tasks; whoever did, the chart keeps the first ending.
-  const leaseLost = async () => {
-    await Promise.all(local.ids().map((id) => shared.apply(id, () => lostEvent(config.now())).catch(() => {})));
-    local.endAll(() => lostEvent(config.now()));
-  };
-  /** Actors that missed a change restart from the stored snapshot. */
-  const reconcileLocal = async () => {
-    const ids = local.ids();
-    if (!ids.length) return;
-    const versions = await conn.run<string[]>(VERSIONS, ids.map(keys.task), []);
-    await Promise.all(
-      ids.map(async (id, i) => {
-        const stored = Number(versions[i]);
-        if (!versions[i] || !local.behind(id, stored)) return;
-        const task = await shared.read(id);
-        const snapshot = task?.final ? snapshotFromFinalJson(task.final) : task?.snapshot;
-        if (snapshot) local.resync(id, snapshot, task!.version);
-      }),
-    );
-  };
-  const tick = async () => {
-    if (ticking) return;
-    ticking = true;
-    try {
-      if (local.size) await renew();
-      await Promise.all([reconcileLocal().catch(() => {}), shared.reconcile()]);
-    } finally {
-      ticking = false;
-      if (!local.size && !listeners.taskCount && timer) {
-        clearInterval(timer);
-        timer = undefined;
-        conn.setActive(false);
-      }
-    }
-  };
-
-  void conn.listen(
-    [keys.changes, keys.hub],
-    (message, channel) => (channel === keys.hub ? hub.onMessage(message) : shared.onChange(message)),
-    // After a reconnect, whatever was published meanwhile is caught up with at once.
-    () => {
-      if (local.size || listeners.taskCount) void tick();
-    },
-  );
-
-  const store = Object.assign(shared.store, {
     workerId,
     leaseKey,
     keyPrefix: `{${prefix}}:`,
-    async close() {
-      closed = true;
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await conn.close();
+    connect(next) {
+      if (runtime) throw new TypeError("redisTaskStore: this store already serves an mcpTasks(); each instance needs its own");
+      if (next.bound && !secret) throw secretRequired();
+      runtime = next;
+      void conn.listen(
+        [keys.changes, keys.hub],
+        (message, channel) => {
+          if (channel === keys.hub) return hub.onMessage(message);
+          const change = readChange(message, next.feed);
+          if (change) next.feed.changed(change);
+        },
+        // After a reconnect, whatever was published meanwhile is caught up with at once.
+        () => next.feed.missed(),
+      );
     },
-    "~configure"(next: typeof config) {
-      config = next;
+    async create(task): Promise<CreateOutcome> {
+      const { now, limits } = connected();
+      // Thrown here, not rejected later: a bound task on a store without a secret is a setup mistake.
+      const owner = ownerHash(task.owner, secret);
+      const capped = limits.maxPerOwner !== Infinity;
+      const added = await conn.run<number>(
+        CREATE,
+        [keys.task(task.id), keys.tasks, leaseKey, keys.owned(owner)],
+        [
+          now(),
+          task.expiresAt === Infinity ? "" : task.expiresAt,
+          limits.max,
+          owner,
+          CHART_VERSION,
+          encodeSnapshot(task.snapshot),
+          workerId,
+          task.id,
+          leaseMs,
+          capped ? limits.maxPerOwner : "",
+          task.origin ? JSON.stringify(task.origin) : "",
+        ],
+      );
+      if (added === ID_TAKEN) throw new Error(`Task id ${task.id} is already in use`);
+      return added === CREATED ? "created" : added === OWNER_FULL ? "owner-full" : "full";
     },
-    "~attachHub": (h: Hub) => hub.attach(h),
-  });
-  return Object.defineProperty(store, "stats", {
-    get: (): RedisTaskStoreStats => ({
-      localTasks: local.size,
-      listenedTasks: listeners.taskCount,
-      listeners: listeners.listenerCount,
-      timer: timer !== undefined,
-      hubs: hub.size,
-      casRetries: shared.casRetries(),
-    }),
-  }) as RedisTaskStore;
+    async read(id, owner, listen = false): Promise<TaskRecord | undefined> {
+      const hash = ownerHash(owner, secret);
+      const task = await reader.read(id, listen);
+      if (!task || task.owner !== hash) return undefined;
+      if (task.finished) return { expiresAt: task.finished.facts.expiresAt, status: task.finished.facts.status, json: task.finished.json, origin: task.origin };
+      const snapshot = task.snapshot!;
+      return { version: task.version, expiresAt: expiryOfSnapshot(snapshot), snapshot, origin: task.origin, workerAlive: task.alive };
+    },
+    async write(id, change: TaskWrite): Promise<WriteOutcome> {
+      const final = change.json !== undefined;
+      const snapshot = final ? "" : encodeSnapshot(change.snapshot);
+      const args = [
+        change.version - 1,
+        snapshot,
+        final ? reader.storedFinal(id, change.json!) : "",
+        keys.changes,
+        changeMessage(id, change, snapshot),
+        // Made where the task runs: no other instance needs it unless a listen stream waits on it.
+        change.event ? "" : keys.listen(id),
+      ];
+      const written = await conn.run<number>(APPLY, [keys.task(id)], args);
+      if (written === -1) return "gone";
+      if (written !== 1) return "conflict";
+      if (final) reader.remember(id, { expiresAt: expiryOfSnapshot(change.snapshot), status: change.snapshot.value as FinalStatus });
+      return "written";
+    },
+    async renew() {
+      return (await conn.command<number>(["PEXPIRE", leaseKey, String(leaseMs)])) === 1;
+    },
+    async versions(ids) {
+      const versions = await conn.run<string[]>(VERSIONS, ids.map(keys.task), []);
+      return versions.map((v) => (v ? Number(v) : undefined));
+    },
+    relayAnnouncements: (h: Hub) => hub.attach(h),
+    get stats(): RedisTaskStoreStats {
+      return { hubs: hub.size, finishedKnown: reader.finishedKnown };
+    },
+    close: () => conn.close(),
+  };
+  return store;
+}
+
+function notConnected(): never {
+  throw new Error("redisTaskStore: not connected to mcpTasks() yet");
 }

@@ -1,4 +1,4 @@
-// The Lua scripts of the shared store. They only compare versions, count and copy: every decision
+// The Lua scripts of the Redis store. They only compare versions, count and copy: every decision
 // about a task's status is the chart's, taken in JavaScript before a script runs.
 import { createHash } from "node:crypto";
 
@@ -11,21 +11,46 @@ function script(source: string): Script {
   return { source, sha: createHash("sha1").update(source).digest("hex") };
 }
 
+/** What CREATE answers. */
+export const CREATED = 1;
+export const FULL = 0;
+export const OWNER_FULL = 2;
+export const ID_TAKEN = -1;
+
 /**
- * Adds a task unless the store holds `max` already (expired ids are dropped from the count first),
- * expiring its key `expiresAt - now` from now (relative, so a server whose clock differs from Redis's
- * still gets the task's lifetime),
- * and takes or extends the worker's lease in the same step, so the task is never without one.
- * KEYS: task, tasks, lease. ARGV: now, expiresAt ("" for none), max, owner, chart version, snapshot,
- * worker, id, leaseMs. Returns 1 when added, 0 when full, -1 when the id is taken.
+ * Adds a task unless the store holds `max` already, or (with a per-owner cap) its owner holds
+ * `maxPerOwner` (expired ids are dropped from both counts first), expiring its key `expiresAt - now`
+ * from now (relative, so a server whose clock differs from Redis's still gets the task's lifetime), and
+ * takes or extends the worker's lease in the same step, so the task is never without one. The owner's
+ * set expires with its last task.
+ * KEYS: task, tasks, lease, the owner's set. ARGV: now, expiresAt ("" for none), max, owner, chart
+ * version, snapshot, worker, id, leaseMs, maxPerOwner ("" for no cap), origin JSON ("" for none).
+ * Returns 1 when added, 0 when full, 2 when the owner holds its cap, -1 when the id is taken.
  */
 export const CREATE = script(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[2], ARGV[2] == '' and '+inf' or ARGV[2], ARGV[8])
+local capped = ARGV[10] ~= ''
+local fresh = false
+if capped then
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', ARGV[1])
+  if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[10]) then return 2 end
+  fresh = redis.call('EXISTS', KEYS[4]) == 0
+end
+local score = ARGV[2] == '' and '+inf' or ARGV[2]
+redis.call('ZADD', KEYS[2], score, ARGV[8])
 redis.call('HSET', KEYS[1], 'v', 1, 'cv', ARGV[5], 's', ARGV[6], 'o', ARGV[4], 'w', ARGV[7])
-if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[1], string.format('%d', math.max(1, tonumber(ARGV[2]) - tonumber(ARGV[1])))) end
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'g', ARGV[11]) end
+local ttl = ARGV[2] ~= '' and math.max(1, tonumber(ARGV[2]) - tonumber(ARGV[1])) or nil
+if ttl then redis.call('PEXPIRE', KEYS[1], string.format('%d', ttl)) end
+if capped then
+  redis.call('ZADD', KEYS[4], score, ARGV[8])
+  if not ttl then redis.call('PERSIST', KEYS[4])
+  elseif fresh or (redis.call('PTTL', KEYS[4]) >= 0 and redis.call('PTTL', KEYS[4]) < ttl) then
+    redis.call('PEXPIRE', KEYS[4], string.format('%d', ttl))
+  end
+end
 redis.call('SET', KEYS[3], '1', 'PX', ARGV[9])
 return 1
 `);
@@ -35,49 +60,49 @@ return 1
  * listen stream its listen key and how long it lasts (ms), set when the task is live, in the same step
  * as the read so that no change after it goes unpublished.
  * Returns nil when absent; a finished task's string as it is; else { owner, version, chart version,
- * snapshot, lease alive (0/1) }.
+ * snapshot, lease alive (0/1), origin ("" for none) }.
  */
 export const READ = script(`
 local t = redis.call('TYPE', KEYS[1]).ok
 if t == 'none' then return nil end
 if t == 'string' then return redis.call('GET', KEYS[1]) end
 if (ARGV[2] or '') ~= '' then redis.call('SET', ARGV[2], '1', 'PX', ARGV[3]) end
-local h = redis.call('HMGET', KEYS[1], 'o', 'v', 'cv', 's', 'w')
+local h = redis.call('HMGET', KEYS[1], 'o', 'v', 'cv', 's', 'w', 'g')
 local alive = 0
 if h[5] then alive = redis.call('EXISTS', ARGV[1] .. h[5]) end
-return { h[1] or '', h[2] or '0', h[3] or '', h[4] or '', alive }
+return { h[1] or '', h[2] or '0', h[3] or '', h[4] or '', alive, h[6] or '' }
 `);
 
 /**
  * The compare-and-set of one change, published in the same step. KEYS: task. ARGV: expected version,
- * next snapshot (live) or "", final tasks/get JSON as stored (finished) or "", channel, message, the
- * lease key that must still exist ("" for none: a change computed from a worker's own actor is
- * refused once its lease is gone, so the reader's path decides then), and for a change made where the
- * task runs its listen key: no other instance needs that change unless a listen stream waits on it.
- * Returns 1 when written, 0 when the version moved on meanwhile (or the lease is gone), -1 when the task is gone.
- * A finished task becomes one string, "<version> <owner> <JSON>", keeping the key's expiry: PTTL is -1
- * only for a task without one, and 0 for one in its last millisecond, which must still expire.
+ * next snapshot (live) or "", final tasks/get JSON as stored (finished) or "", channel, message, and for
+ * a change made where the task runs its listen key: no other instance needs that change unless a listen
+ * stream waits on it. Returns 1 when written, 0 when the version moved on meanwhile (or the task
+ * finished), -1 when the task is gone.
+ * A finished task becomes one string, "<version> <owner> [~<origin>\n]<JSON>" (JSON.stringify never
+ * writes a newline), keeping the key's expiry: PTTL is -1 only for a task without one, and 0 for one in
+ * its last millisecond, which must still expire.
  */
 export const APPLY = script(`
 local t = redis.call('TYPE', KEYS[1]).ok
 if t == 'none' then return -1 end
 if t ~= 'hash' then return 0 end
-local h = redis.call('HMGET', KEYS[1], 'v', 'o')
+local h = redis.call('HMGET', KEYS[1], 'v', 'o', 'g')
 if h[1] ~= ARGV[1] then return 0 end
-if (ARGV[6] or '') ~= '' and redis.call('EXISTS', ARGV[6]) == 0 then return 0 end
 local v = tonumber(h[1]) + 1
 if ARGV[3] ~= '' then
   local ttl = redis.call('PTTL', KEYS[1])
-  local final = string.format('%d', v) .. ' ' .. h[2] .. ' ' .. ARGV[3]
+  local origin = h[3] and ('~' .. h[3] .. '\\n') or ''
+  local final = string.format('%d', v) .. ' ' .. h[2] .. ' ' .. origin .. ARGV[3]
   if ttl == -1 then redis.call('SET', KEYS[1], final) else redis.call('SET', KEYS[1], final, 'PX', math.max(ttl, 1)) end
 else
   redis.call('HSET', KEYS[1], 'v', v, 's', ARGV[2])
 end
-if (ARGV[7] or '') == '' or redis.call('EXISTS', ARGV[7]) == 1 then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
+if (ARGV[6] or '') == '' or redis.call('EXISTS', ARGV[6]) == 1 then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
 return 1
 `);
 
-/** The stored version of each task ("" when gone), for reconciling after a lost message. KEYS: tasks. */
+/** The stored version of each task ("" when gone), for catching up after a lost message. KEYS: tasks. */
 export const VERSIONS = script(`
 local out = {}
 for i, key in ipairs(KEYS) do

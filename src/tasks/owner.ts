@@ -1,28 +1,25 @@
-// `bind` values cross processes, so they are compared by value: a string, or a JSON value by its
-// canonical JSON. Redis only ever holds a keyed hash of it, never the principal itself.
-import { createHmac } from "node:crypto";
+// Owners as a store compares them: `bind` values cross processes (a shared store), so they are compared
+// by value. A string is its own key; any other JSON value is keyed by its canonical JSON (object keys
+// sorted), so `{ iss, sub }` built fresh on every request is the same owner each time.
 
-/** The stored form of "no bind". */
-export const NO_OWNER = "-";
+/** The owner of a task nobody is bound to (no `bind`, or `bind` answered undefined). */
+export const UNBOUND = "";
 
 /**
- * The keyed hash of an owner; undefined for a value that is neither a string nor JSON data.
- * A task created with such a value is refused (see `ownerHashOrThrow`); a later request with one matches nothing.
+ * The owner key of a `bind` value; undefined for a value that is neither a string nor JSON data. A task
+ * created with such a value is refused; a later request with one matches nothing.
  */
-export function ownerHash(owner: unknown, secret: string): string | undefined {
-  if (owner === undefined) return NO_OWNER;
-  const json = typeof owner === "string" ? undefined : canonicalJson(owner);
-  if (typeof owner !== "string" && json === undefined) return undefined;
+export function ownerKey(value: unknown): string | undefined {
+  if (value === undefined) return UNBOUND;
   // The tag keeps the string "1" and the number 1 apart.
-  return createHmac("sha256", secret).update(typeof owner === "string" ? `s${owner}` : `j${json}`).digest("base64url");
+  if (typeof value === "string") return `s${value}`;
+  const json = canonicalJson(value);
+  return json === undefined ? undefined : `j${json}`;
 }
 
-export function ownerHashOrThrow(owner: unknown, secret: string): string {
-  const hash = ownerHash(owner, secret);
-  if (hash === undefined) {
-    throw new TypeError("With a shared task store, bind must return a string or a JSON value (compared by its canonical JSON)");
-  }
-  return hash;
+/** What creating a task with an owner that is not a key answers (see `ownerKey`). */
+export function unkeyableOwner(): TypeError {
+  return new TypeError("bind must return a string or a JSON value (tasks are bound to it by its canonical JSON)");
 }
 
 // --- Internal ---

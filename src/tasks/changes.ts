@@ -1,0 +1,89 @@
+// A change to a task in a shared store: the chart's answer to an event, computed from the snapshot the
+// store holds (or the one the actor here has, which is the same unless a change made elsewhere is on its
+// way), written by compare-and-set, then told to the actor here and to this instance's listeners.
+import type { TaskEvent } from "../../machines/task.machine.ts";
+import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
+import { toGetTaskResultJson, type TaskSnapshotLike } from "../protocol/wire.ts";
+import { nextSnapshot } from "./chart.ts";
+import type { Listeners } from "./listeners.ts";
+import type { LocalTasks } from "./local-tasks.ts";
+import type { FinalStatus, LiveTaskRecord, TaskRecord, TaskStore } from "./store.ts";
+
+/** Makes the event from the task's snapshot when the change is applied (undefined: no change). */
+export type EventOf = (snapshot: TaskSnapshotLike) => TaskEvent | undefined;
+
+// How long a change waits for the actor here to hear of the one before it.
+const CATCH_UP_MS = 100;
+
+// Enough for heavy contention on one task; past it the change is refused rather than retried forever.
+const MAX_ATTEMPTS = 32;
+
+const REFUSED = Symbol("refused");
+
+export function createChanges(parts: { store: TaskStore; local: LocalTasks; listeners: Listeners }) {
+  const { store, local, listeners } = parts;
+  /** Compare-and-set writes refused because the task changed meanwhile (each one is retried). */
+  let retries = 0;
+
+  /**
+   * One compare-and-set of the chart's answer to `eventOf` from `task`: the task as it then is (itself
+   * when nothing changes), undefined when it is gone, REFUSED when it changed meanwhile.
+   */
+  const attempt = async (id: string, task: LiveTaskRecord, eventOf: EventOf): Promise<TaskRecord | undefined | typeof REFUSED> => {
+    const event = eventOf(task.snapshot);
+    const step = event && nextSnapshot(task.snapshot, event);
+    if (!event || !step) return task;
+    const version = task.version + 1;
+    const next = step.snapshot;
+    const json = step.final ? toGetTaskResultJson(next) : undefined;
+    const statusChanged = next.value !== task.snapshot.value;
+    // The actor of a task that runs here takes the event from here, once written: no other instance needs it.
+    const here = local.has(id);
+    const written = await local.writing(id, () => store.write(id, { version, snapshot: next, statusChanged, json, event: here ? undefined : event }));
+    if (written === "gone") return undefined;
+    if (written === "conflict") return REFUSED;
+    local.feed(id, version, event);
+    if (statusChanged) listeners.changed(id, version, next);
+    if (json === undefined) return { version, expiresAt: task.expiresAt, snapshot: next, origin: task.origin, workerAlive: task.workerAlive };
+    return { expiresAt: task.expiresAt, status: next.value as FinalStatus, json, origin: task.origin };
+  };
+
+  /** Applies the chart's answer to `eventOf(snapshot)`, retried on a concurrent change; the task as it then is. */
+  const apply = async (id: string, owner: string, eventOf: EventOf, known?: TaskRecord): Promise<TaskRecord | undefined> => {
+    for (let n = 0; n < MAX_ATTEMPTS; n++) {
+      const task = n === 0 && known ? known : await store.read(id, owner);
+      if (!task?.snapshot) return task;
+      // The actor here may lag behind a change still on its way: it gets a moment to hear of it; past
+      // that (a lost change) the actor restarts from the stored state.
+      if (local.behind(id, task.version) && !(await local.reach(id, task.version, CATCH_UP_MS))) {
+        local.resync(id, task.snapshot, task.version);
+      }
+      const done = await attempt(id, task, eventOf);
+      if (done !== REFUSED) return done;
+      retries++;
+    }
+    throw new McpJsonRpcError(ErrorCode.InternalError, `Task ${id} changed too often to apply this change; try again`);
+  };
+
+  /**
+   * A change to a task whose actor runs here, tried first from the actor's snapshot and version (what the
+   * store holds, unless a change made elsewhere is still on its way): no read. "refused" when it could not
+   * be decided that way; then the caller takes the reading path.
+   */
+  const applyLocal = async (id: string, eventOf: EventOf, owner: string | undefined, now: number): Promise<"written" | "unchanged" | "foreign" | "refused"> => {
+    const mine = local.current(id);
+    if (!mine || mine.task.expiresAt <= now) return "refused";
+    if (owner !== undefined && owner !== mine.task.owner) return "foreign";
+    const task: LiveTaskRecord = { version: mine.version, expiresAt: mine.task.expiresAt, snapshot: mine.snapshot, workerAlive: true };
+    const done = await attempt(id, task, eventOf);
+    if (done === REFUSED) {
+      retries++;
+      return "refused";
+    }
+    return done === task ? "unchanged" : done ? "written" : "refused";
+  };
+
+  return { apply, applyLocal, casRetries: () => retries };
+}
+
+export type Changes = ReturnType<typeof createChanges>;

@@ -1,0 +1,72 @@
+// The chart as the runtime uses it on a snapshot it did not compute itself (one read from a shared
+// store): the next snapshot is the chart's pure transition, so the chart alone decides what changes.
+import { type ActorScope, type AnyMachineSnapshot, createActor } from "xstate";
+import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
+import { ErrorCode } from "../protocol/errors.ts";
+import type { TaskSnapshotLike } from "../protocol/wire.ts";
+
+/**
+ * The chart's answer to `event` in `snapshot`: the next snapshot, or undefined when nothing changes.
+ * `snapshot` may be a live actor's own snapshot (used as it is) or a plain stored one (resolved first).
+ */
+export function nextSnapshot(snapshot: TaskSnapshotLike, event: TaskEvent): { snapshot: TaskSnapshotLike; final: boolean } | undefined {
+  const state = isMachineSnapshot(snapshot) ? snapshot : taskMachine.resolveState({ value: snapshot.value, context: snapshot.context });
+  const next = taskMachine.transition(state as never, event, inertScope());
+  // The chart hands back the very snapshot it was given when no transition was taken (an unknown
+  // event, or a guard that refused: a repeated status message, an answer naming no open request).
+  if (next === state) return undefined;
+  return { snapshot: { value: next.value as TaskStateValue, context: next.context as TaskContext }, final: next.status === "done" };
+}
+
+/** The failure a task gets when the instance running it is gone (its lease lapsed). */
+export function lostEvent(at: number): TaskEvent {
+  return {
+    type: "work.protocolError",
+    error: { code: ErrorCode.InternalError, message: "The server instance running this task was lost" },
+    at,
+  };
+}
+
+/**
+ * The snapshot fields a notification reads, back from a finished task's kept tasks/get JSON (a listener
+ * that missed the final change still gets the final frame). Only what `toDetailedTask` reads is rebuilt.
+ */
+export function snapshotFromFinalJson(json: string): TaskSnapshotLike {
+  const task = JSON.parse(json) as Record<string, any>;
+  const context = {
+    taskId: task.taskId,
+    createdAt: Date.parse(task.createdAt),
+    lastUpdatedAt: Date.parse(task.lastUpdatedAt),
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+    inputRequests: {},
+    inputKeys: {},
+    issuedKeys: [],
+    answers: {},
+    ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
+    ...(task.result !== undefined && { result: task.result }),
+    ...(task.error !== undefined && { error: task.error }),
+  } satisfies TaskContext;
+  return { value: task.status as TaskStateValue, context };
+}
+
+// --- Internal ---
+
+/**
+ * Why not xstate's public `transition()`: it builds an actor, its system and an inert scope on every
+ * call: a step costs about 4× what it does here (`bench/chart-step.ts` pairs the two). The chart
+ * has no children, delays or effects beyond `assign`, so one such scope, made on first use (nothing may
+ * run at import), serves every task. It is the one private piece of xstate the runtime relies on.
+ */
+let scope: ActorScope<any, any, any, any> | undefined;
+function inertScope(): ActorScope<any, any, any, any> {
+  if (scope) return scope;
+  const self = createActor(taskMachine, { input: { taskId: "", now: 0, ttlMs: null, pollIntervalMs: 0 } });
+  const none = () => {};
+  scope = { self, defer: none, id: "", logger: none, sessionId: "", stopChild: none, system: self.system, emit: none, actionExecutor: none } as never;
+  return scope!;
+}
+
+function isMachineSnapshot(snapshot: TaskSnapshotLike): snapshot is TaskSnapshotLike & AnyMachineSnapshot {
+  return (snapshot as Partial<AnyMachineSnapshot>).machine === taskMachine;
+}

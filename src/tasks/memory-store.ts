@@ -1,0 +1,142 @@
+// The in-memory task store, the default: one process's tasks, bounded and swept lazily on access.
+// Every task is in the TaskTable (outside the JS heap) in creation order, which with one TTL per store
+// is expiry order: a sweep walks from the front and stops at the first task still alive, so its cost is
+// what expired, never the store's size. A live task's record (version, snapshot, origin) sits beside it
+// in the table until it finishes. No timer runs, so tasks never hold a process open.
+import type { CreateOutcome, FinalStatus, NewTask, StoreRuntime, TaskOrigin, TaskRecord, TaskSnapshot, TaskStore, TaskWrite, WriteOutcome } from "./store.ts";
+import { TaskTable } from "./task-table.ts";
+
+/** The in-memory store, with what it tells about itself for tests and tooling. */
+export interface MemoryTaskStore extends TaskStore {
+  readonly shared: false;
+  create(task: NewTask): CreateOutcome;
+  read(id: string, owner: string, listen?: boolean): TaskRecord | undefined;
+  write(id: string, change: TaskWrite): WriteOutcome;
+  wouldCreate(owner: string): CreateOutcome;
+  /** Tasks held, after the same bounded sweep as any access (so expired live tasks beyond the bound still count). */
+  readonly size: number;
+  /**
+   * Drops expired tasks, ending live ones through the runtime first; returns how many went. With
+   * `maxLive`, stops after ending that many live tasks: the rest wait for the next sweep, unknown meanwhile.
+   */
+  sweep(maxLive?: number): number;
+  /** Bytes held outside the JS heap (finished tasks), for memory figures. */
+  readonly externalBytes: number;
+}
+
+/** A live task's record: what changes with every write. */
+interface LiveRecord {
+  version: number;
+  snapshot: TaskSnapshot;
+  readonly origin: TaskOrigin | undefined;
+}
+
+// Ending a live task costs tens of µs (its actor transitions and stops, its signal aborts): a request
+// pays for at most this many, so thousands expiring together never stall one request.
+const MAX_EXPIRING_PER_ACCESS = 64;
+
+/**
+ * The default task store: this process's memory. Fast, and gone with the process; for several
+ * instances use a shared store (`redisTaskStore()` from "h3-mcp/tasks/redis").
+ *
+ * @example
+ * mcpTasks({ store: memoryTaskStore() }); // the same as mcpTasks()
+ */
+export function memoryTaskStore(): MemoryTaskStore {
+  const table = new TaskTable<LiveRecord>();
+  let runtime: StoreRuntime | undefined;
+  /** The front task's expiry, the earliest of all: until then a sweep has nothing to do. */
+  let nextExpiry = Infinity;
+  const connected = () => runtime ?? notConnected();
+
+  const sweep = (maxLive = Infinity) => {
+    const { now, feed } = connected();
+    const at = now();
+    if (at < nextExpiry) return 0;
+    let dropped = 0;
+    let ended = 0;
+    for (let p = table.front(); p !== -1; p = table.front()) {
+      if (table.expiresAt(p) > at) break;
+      if (table.status(p) === undefined) {
+        if (ended === maxLive) break;
+        ended++;
+        // The runtime ends it with the chart's task.expire (its last write), then it goes.
+        feed.expired(table.id(p));
+      }
+      table.dropFront();
+      dropped++;
+    }
+    const front = table.front();
+    nextExpiry = front === -1 ? Infinity : table.expiresAt(front);
+    return dropped;
+  };
+  const sweepOnAccess = () => sweep(MAX_EXPIRING_PER_ACCESS);
+
+  /** What `create` answers for `owner` once the sweep made what room it could. */
+  const room = (owner: string): CreateOutcome => {
+    const { max, maxPerOwner } = connected().limits;
+    if (table.count >= max) return "full";
+    return maxPerOwner !== Infinity && table.ownerCount(owner) >= maxPerOwner ? "owner-full" : "created";
+  };
+
+  return {
+    shared: false,
+    connect(next) {
+      if (runtime) throw new TypeError("memoryTaskStore: this store already serves an mcpTasks(); give each its own");
+      runtime = next;
+    },
+    create(task: NewTask) {
+      // Expired tasks sit at the front, so a bounded sweep that found any has made room.
+      sweepOnAccess();
+      const outcome = room(task.owner);
+      if (outcome !== "created") return outcome;
+      if (table.find(task.id) !== -1) throw new Error(`Task id ${task.id} is already in use`);
+      table.add(task.id, task.owner, task.expiresAt, { version: 1, snapshot: task.snapshot, origin: task.origin });
+      if (table.count === 1) nextExpiry = task.expiresAt;
+      return outcome;
+    },
+    read(id, owner): TaskRecord | undefined {
+      sweepOnAccess();
+      const p = table.find(id);
+      // Past its expiry but not swept yet (the sweep stopped at its bound): already gone for clients.
+      if (p === -1 || table.owner(p) !== owner) return undefined;
+      const expiresAt = table.expiresAt(p);
+      if (expiresAt <= connected().now()) return undefined;
+      const record = table.live(p);
+      if (record) return { version: record.version, expiresAt, snapshot: record.snapshot, origin: record.origin, workerAlive: true };
+      const status = table.status(p) as FinalStatus;
+      const origin = table.origin(p);
+      return { expiresAt, status, json: table.json(p), origin: origin ? (JSON.parse(origin) as TaskOrigin) : undefined };
+    },
+    write(id, change: TaskWrite): WriteOutcome {
+      const p = table.find(id);
+      if (p === -1) return "gone";
+      const record = table.live(p);
+      if (!record || record.version !== change.version - 1) return "conflict";
+      if (change.json === undefined) {
+        record.version = change.version;
+        record.snapshot = change.snapshot;
+      } else {
+        table.finish(p, change.snapshot.value, change.json, record.origin && JSON.stringify(record.origin));
+      }
+      return "written";
+    },
+    wouldCreate(owner) {
+      // The same sweep as `create`'s, so this refuses exactly when creating would.
+      sweepOnAccess();
+      return room(owner);
+    },
+    sweep,
+    get size() {
+      sweepOnAccess();
+      return table.count;
+    },
+    get externalBytes() {
+      return table.externalBytes;
+    },
+  };
+}
+
+function notConnected(): never {
+  throw new Error("memoryTaskStore: not connected to mcpTasks() yet");
+}

@@ -1,0 +1,46 @@
+// The change channel's messages: one per change that some instance needs, published by the apply script
+// in the same step as the write.
+import type { TaskEvent } from "../../../machines/task.machine.ts";
+import type { TaskSnapshotLike } from "../../protocol/wire.ts";
+import type { TaskChange, TaskFeed, TaskWrite } from "../store.ts";
+
+/**
+ * A change on the channel: task id, new version, the event (for the actor running the task, unless the
+ * change was made where it runs), the new status, and the snapshot when the status changed. The id and
+ * the version come first, so an instance with no use for a message can tell without parsing it.
+ */
+interface ChangeMessage {
+  i: string;
+  v: number;
+  e?: TaskEvent;
+  t: TaskSnapshotLike["value"];
+  s?: TaskSnapshotLike;
+}
+
+/** The message of a write; with the snapshot when the status changed, reusing its encoding when there is one. */
+export function changeMessage(id: string, change: TaskWrite, encoded: string): string {
+  const message: ChangeMessage = { i: id, v: change.version, t: change.snapshot.value };
+  if (change.event) message.e = change.event;
+  if (!change.statusChanged) return JSON.stringify(message);
+  if (!encoded) return JSON.stringify({ ...message, s: change.snapshot });
+  return `${JSON.stringify(message).slice(0, -1)},"s":${encoded}}`;
+}
+
+/** The start of a change message: its task id (one needing no JSON escape) and version. */
+const MESSAGE_HEAD = /^\{"i":"([^"\\]+)","v":(\d+),/;
+
+/** A message from the channel, as the feed's change; undefined for one nobody here needs, or garbage. */
+export function readChange(raw: string, feed: TaskFeed): TaskChange | undefined {
+  // Most messages concern no task listened to or run here, or are this instance's own change, already
+  // applied: those are let go unparsed.
+  const head = MESSAGE_HEAD.exec(raw);
+  if (head && !feed.wants(head[1]!, Number(head[2]))) return undefined;
+  let message: ChangeMessage;
+  try {
+    message = JSON.parse(raw) as ChangeMessage;
+  } catch {
+    return undefined;
+  }
+  if (typeof message?.i !== "string" || typeof message.v !== "number") return undefined;
+  return { id: message.i, version: message.v, status: message.t, event: message.e, snapshot: message.s };
+}

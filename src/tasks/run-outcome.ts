@@ -1,0 +1,102 @@
+// Running a task's `run` and reporting its outcome to the chart as the event it is: a result (through
+// the same result path as the synchronous call), a tool error, or a protocol error.
+import type { JsonRpcErrorObject } from "../../machines/task.machine.ts";
+import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { describeThrown } from "../utils/describe.ts";
+import { isThenable } from "../utils/is-thenable.ts";
+import type { MaybePromise } from "../utils/maybe-promise.ts";
+import type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
+import { toolResultNow } from "../features/tool-result.ts";
+import type { CompiledTool } from "../features/tools.ts";
+
+/** What the outcome of a run is told to (the task's run context). */
+export interface RunReport {
+  complete(result: JsonObject, json: string): MaybePromise<void>;
+  toolError(message: string): MaybePromise<void>;
+  protocolError(error: JsonRpcErrorObject): MaybePromise<void>;
+}
+
+/** A task's result goes through the same path as the synchronous call's, with the tool that created it. */
+export function resultPath(tool: CompiledTool | undefined): (value: unknown) => MaybePromise<JsonObject> {
+  if (!tool) return () => { throw new McpJsonRpcError(ErrorCode.InternalError, "A task's result needs the tool that created it"); };
+  return (value) => toolResultNow(tool, value);
+}
+
+/**
+ * Runs the work and reports its outcome. A run that returns at once (not a promise) is finished in this
+ * call, as the synchronous tools/call is: no promise, nothing left to keep alive. Returns what is still
+ * pending, or undefined when nothing is.
+ */
+export function startRun(
+  task: McpTaskContext & RunReport,
+  run: McpTaskOptions["run"],
+  finish: (value: unknown) => MaybePromise<JsonObject>,
+): Promise<void> | undefined {
+  const report: RunReport = task;
+  let value: unknown;
+  try {
+    value = run(task);
+  } catch (error) {
+    return pending(thrown(report, error));
+  }
+  if (isThenable(value)) {
+    return Promise.resolve(value).then(
+      (settled) => completed(report, settled, finish),
+      (error) => thrown(report, error),
+    );
+  }
+  return pending(completed(report, value, finish));
+}
+
+// --- Internal ---
+
+const NOT_A_RESULT: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: "The task's run returned something that is not a CallToolResult" };
+
+/** What run returned goes through the synchronous call's result path; whatever fails there is a protocol error. */
+function completed(report: RunReport, value: unknown, finish: (value: unknown) => MaybePromise<JsonObject>): MaybePromise<void> {
+  let result: MaybePromise<JsonObject>;
+  try {
+    result = finish(value);
+  } catch (error) {
+    return report.protocolError(protocolErrorOf(error) ?? NOT_A_RESULT);
+  }
+  const failed = (error: unknown) => report.protocolError(protocolErrorOf(error) ?? NOT_A_RESULT);
+  return result instanceof Promise ? result.then((r) => withResult(report, r), failed) : withResult(report, result);
+}
+
+function withResult(report: RunReport, result: JsonObject): MaybePromise<void> {
+  // Only a complete CallToolResult ends a task, and the chart keeps only JSON data: serialised once here,
+  // which both proves it and is the JSON the finished task keeps.
+  const json = result.resultType === "complete" ? jsonOf(result) : undefined;
+  return json === undefined ? report.protocolError(NOT_A_RESULT) : report.complete(result, json);
+}
+
+/** A run that threw: a McpJsonRpcError is a protocol error, anything else a tool error. */
+function thrown(report: RunReport, error: unknown): MaybePromise<void> {
+  const rpc = protocolErrorOf(error);
+  return rpc ? report.protocolError(rpc) : report.toolError(describeThrown(error));
+}
+
+/**
+ * A McpJsonRpcError as the plain JSON-RPC error object the chart keeps (a JSON copy); one whose `data` is
+ * not JSON data keeps its code and message. Undefined for anything that is not a McpJsonRpcError.
+ */
+function protocolErrorOf(error: unknown): JsonRpcErrorObject | undefined {
+  if (!McpJsonRpcError.isError(error)) return undefined;
+  const json = jsonOf(error.toJSON());
+  return json === undefined ? { code: error.code, message: describeThrown(error) } : (JSON.parse(json) as JsonRpcErrorObject);
+}
+
+function pending(outcome: MaybePromise<void>): Promise<void> | undefined {
+  return outcome instanceof Promise ? outcome : undefined;
+}
+
+/** The JSON of a value, or undefined when it is not JSON data (BigInt, cycles, …). */
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}

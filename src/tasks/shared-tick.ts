@@ -1,0 +1,111 @@
+// With a shared store, what one instance keeps doing while it runs or listens to tasks, every third of a
+// lease: renewing its lease (so no other instance takes its tasks for lost), and catching up with
+// changes the feed did not bring (a lost message), for the actors here and the listen streams here.
+import { lostEvent, snapshotFromFinalJson } from "./chart.ts";
+import type { Changes } from "./changes.ts";
+import type { Listeners } from "./listeners.ts";
+import type { LocalTasks } from "./local-tasks.ts";
+import type { TaskStore } from "./store.ts";
+
+export function createSharedTick(parts: { store: TaskStore; local: LocalTasks; listeners: Listeners; changes: Changes; now: () => number }) {
+  const { store, local, listeners, changes, now } = parts;
+  const leaseMs = store.leaseMs ?? 15_000;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let ticking = false;
+  let leasedAt = 0;
+  const lost = () => lostEvent(now());
+
+  /** Extends the lease; a lease found gone, or unrenewable for a whole lease, ends the tasks here. */
+  const renew = async () => {
+    const started = Date.now();
+    try {
+      if (!store.renew || (await store.renew())) leasedAt = started;
+      else await leaseLost();
+    } catch {
+      if (Date.now() - leasedAt > leaseMs) local.endAll(lost);
+    }
+  };
+  // Another instance may already have failed these tasks; whoever did, the chart keeps the first ending.
+  const leaseLost = async () => {
+    await Promise.all(
+      local.ids().map((id) => {
+        const task = local.get(id);
+        return task && changes.apply(id, task.owner, lost).catch(() => {});
+      }),
+    );
+    local.endAll(lost);
+  };
+
+  /** Actors that missed a change restart from the stored state. */
+  const catchUpLocal = async () => {
+    const ids = local.ids();
+    if (!ids.length) return;
+    const versions = store.versions ? await store.versions(ids) : undefined;
+    await Promise.all(
+      ids.map(async (id, i) => {
+        const stored = versions?.[i];
+        const task = local.get(id);
+        if (!task || (versions && (stored === undefined || !local.behind(id, stored)))) return;
+        const record = await store.read(id, task.owner);
+        if (!record) return;
+        // A finished task's version is the last: whatever the actor reached, it ends.
+        if (record.json !== undefined) local.resync(id, snapshotFromFinalJson(record.json), stored ?? Number.MAX_SAFE_INTEGER);
+        else if (local.behind(id, record.version)) local.resync(id, record.snapshot, record.version);
+      }),
+    );
+  };
+
+  /** Listened tasks read again (which also renews their mark as listened): what a lost change did not tell. */
+  const catchUpListeners = () =>
+    Promise.all(
+      listeners.entries().map(async ({ id, owner }) => {
+        try {
+          let task = await store.read(id, owner, true);
+          if (task?.snapshot && !task.workerAlive) task = await changes.apply(id, owner, lost, task);
+          if (!task) listeners.gone(id, now());
+          else if (task.json !== undefined) listeners.finished(id, snapshotFromFinalJson(task.json));
+          else listeners.changed(id, task.version, task.snapshot);
+        } catch {
+          // The store is unreachable: the next tick tries again.
+        }
+      }),
+    );
+
+  const tick = async () => {
+    if (ticking) return;
+    ticking = true;
+    try {
+      if (local.size) await renew();
+      await Promise.all([catchUpLocal().catch(() => {}), catchUpListeners()]);
+    } finally {
+      ticking = false;
+      if (!local.size && !listeners.taskCount && timer) {
+        clearInterval(timer);
+        timer = undefined;
+      }
+    }
+  };
+
+  return {
+    /** Starts ticking (this instance took its first live task or its first listener). */
+    wake() {
+      if (timer) return;
+      timer = setInterval(() => void tick(), Math.max(30, Math.floor(leaseMs / 3)));
+      // An idle process must still exit: the timer never holds it open, and runs only while needed.
+      (timer as { unref?: () => void }).unref?.();
+    },
+    /** The store took or extended this instance's lease (creating a task does). */
+    leased() {
+      leasedAt = Date.now();
+    },
+    /** Changes may have been lost: catch up at once. */
+    missed() {
+      if (local.size || listeners.taskCount) void tick();
+    },
+    get running() {
+      return timer !== undefined;
+    },
+  };
+}
+
+export type SharedTick = ReturnType<typeof createSharedTick>;
