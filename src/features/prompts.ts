@@ -1,5 +1,6 @@
 import type { H3Event } from "h3";
 import { invalidParams } from "../protocol/errors.ts";
+import { prepareJsonSchemaCheck } from "../protocol/json-schema.ts";
 import { isStandardSchema, prepareSchema, toJsonSchema, type InferSchema, type PreparedSchema, type SchemaInput } from "../protocol/schema.ts";
 import type { ContentBlock, InputRequiredResult, JsonObject } from "../protocol/types.ts";
 
@@ -70,6 +71,8 @@ export function compilePrompt(def: PromptDefinition<any>): CompiledPrompt {
     const where = `Prompt "${def.name}": arguments`;
     args = prepareSchema(def.arguments, where);
     const schema = toJsonSchema(args, "input", where);
+    // Plain JSON Schema is enforced, and prepared here, once, rather than on a request.
+    if (!isStandardSchema(args)) prepareJsonSchemaCheck(args, where);
     const props = (schema.properties ?? {}) as Record<string, JsonObject>;
     const required = new Set((schema.required as string[] | undefined) ?? []);
     entry.arguments = Object.entries(props).map(([name, prop]) => {

@@ -1,5 +1,5 @@
 import type { H3Event } from "h3";
-import { jsonSchemaCheck } from "../protocol/json-schema.ts";
+import { prepareJsonSchemaCheck } from "../protocol/json-schema.ts";
 import { isStandardSchema, prepareSchema, toJsonSchema, type InferSchema, type PreparedSchema, type SchemaInput } from "../protocol/schema.ts";
 import type { CallToolResult, CreateTaskResult, InputRequiredResult, JsonObject, TaskSupport, ToolAnnotations } from "../protocol/types.ts";
 
@@ -86,7 +86,8 @@ export function compileTool(def: ToolDefinition<any>): CompiledTool {
   if (input) compiled.inputSchema = input;
   if (output) compiled.outputSchema = output;
   // Plain JSON Schema is enforced, and prepared here, once, rather than on a request.
-  for (const schema of [input, output]) if (schema && !isStandardSchema(schema)) jsonSchemaCheck(schema);
+  if (input && !isStandardSchema(input)) prepareJsonSchemaCheck(input, `${where} inputSchema`);
+  if (output && !isStandardSchema(output)) prepareJsonSchemaCheck(output, `${where} outputSchema`);
   return compiled;
 }
 

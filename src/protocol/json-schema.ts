@@ -3,7 +3,7 @@
 // (`new Function` is forbidden on Cloudflare Workers) and is correct on 2020-12 (`prefixItems`,
 // `unevaluatedProperties`, `$defs`/`$ref`, `dependentRequired`). A schema is prepared once, at
 // mount, and reused for every request.
-import { Validator, type OutputUnit, type SchemaDraft } from "@cfworker/json-schema";
+import { dereference, Validator, type OutputUnit, type SchemaDraft } from "@cfworker/json-schema";
 import type { JsonObject } from "./types.ts";
 
 export interface JsonSchemaIssue {
@@ -17,23 +17,57 @@ export type JsonSchemaCheck = (value: unknown) => JsonSchemaIssue[] | undefined;
 const prepared = new WeakMap<JsonObject, JsonSchemaCheck>();
 
 /**
- * The check for a JSON Schema object, prepared on first use and kept for as long as the schema
- * object lives. Call it at mount so requests only run the check.
+ * The check for a JSON Schema object, prepared on first use and kept for as long as the schema object
+ * lives. Prepare it at mount (`prepareJsonSchemaCheck`), so requests only run the check.
  */
 export function jsonSchemaCheck(schema: JsonObject): JsonSchemaCheck {
+  return prepared.get(schema) ?? prepareJsonSchemaCheck(schema, "The JSON Schema");
+}
+
+/**
+ * Prepares the check of a JSON Schema object, at mount. A `$ref` that the schema itself cannot resolve
+ * (a pointer to nothing, an unknown `$id`, another document: none is ever fetched) would fail every
+ * request that reaches it, so it is refused here: a TypeError naming `where` and the reference.
+ */
+export function prepareJsonSchemaCheck(schema: JsonObject, where: string): JsonSchemaCheck {
   let check = prepared.get(schema);
-  if (!check) {
-    const validator = new Validator(schema as never, draftOf(schema), false);
-    check = (value) => {
-      const result = validator.validate(value);
-      return result.valid ? undefined : toIssues(result.errors);
-    };
-    prepared.set(schema, check);
+  if (check) return check;
+  // The lookup of every schema the validator will know (it builds the same one for itself).
+  const unresolved = unresolvedRefs(schema, dereference(schema as never));
+  if (unresolved.length) {
+    const refs = unresolved.map((ref) => JSON.stringify(ref)).join(", ");
+    throw new TypeError(
+      `${where} has a $ref that cannot be resolved within the schema: ${refs} (references to other documents are not fetched: put the definitions under $defs)`,
+    );
   }
+  const validator = new Validator(schema as never, draftOf(schema), false);
+  check = (value) => {
+    const result = validator.validate(value);
+    return result.valid ? undefined : toIssues(result.errors);
+  };
+  prepared.set(schema, check);
   return check;
 }
 
 // --- Internal ---
+
+/**
+ * The `$ref`s of the subschemas the validator will follow (those it marked with their absolute URI when
+ * it read the schema) that are not among the schemas it knows.
+ */
+function unresolvedRefs(schema: JsonObject, known: Record<string, unknown>): string[] {
+  const unresolved: string[] = [];
+  const seen = new Set<object>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== "object" || node === null || seen.has(node)) return;
+    seen.add(node);
+    const absolute = (node as { __absolute_ref__?: unknown }).__absolute_ref__;
+    if (typeof absolute === "string" && !Object.hasOwn(known, absolute)) unresolved.push((node as { $ref: string }).$ref);
+    for (const value of Object.values(node)) visit(value);
+  };
+  visit(schema);
+  return unresolved;
+}
 
 /** 2020-12 unless the schema's `$schema` names another draft (the dialect rule of the tools spec). */
 function draftOf(schema: JsonObject): SchemaDraft {

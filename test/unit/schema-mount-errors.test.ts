@@ -8,6 +8,7 @@ import { z } from "zod";
 import * as zm from "zod/mini";
 import { z as z3 } from "zod/v3";
 import { defineMcpHandler, definePrompt, defineTool } from "../../src/index.ts";
+import { appFor, call } from "../helpers/wire.ts";
 
 const mount = (inputSchema: unknown) => () =>
   defineMcpHandler({ name: "m", version: "1", tools: [defineTool({ name: "t", inputSchema: inputSchema as never, handler: () => "" })] });
@@ -70,5 +71,73 @@ describe("schemas refused at mount", () => {
         defineTool({ name: "e", inputSchema: { type: "object", properties: { city: { type: "string" } } }, handler: () => "" }),
       ],
     });
+  });
+});
+
+describe("JSON Schema references resolved at mount", () => {
+  const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: "object", properties, ...extra });
+  const tool = (name: string, schemas: { inputSchema?: unknown; outputSchema?: unknown }) =>
+    defineTool({ name, ...(schemas as { inputSchema?: never; outputSchema?: never }), handler: () => ({ content: [], structuredContent: { n: 1 } }) });
+  const mountTools = (...tools: ReturnType<typeof tool>[]) => () => defineMcpHandler({ name: "m", version: "1", tools });
+
+  it.each([
+    ["a pointer to nothing", obj({ a: { $ref: "#/$defs/missing" } }), '"#/$defs/missing"'],
+    ["a pointer into a schema that is not there", obj({ a: { $ref: "#/properties/b/items" } }), '"#/properties/b/items"'],
+    ["another document", obj({ a: { $ref: "https://example.com/schemas/a.json" } }), '"https://example.com/schemas/a.json"'],
+    ["a relative reference to no known $id", obj({ a: { $ref: "other.json" } }, { $id: "https://x.test/root.json" }), '"other.json"'],
+    ["an unknown anchor", obj({ a: { $ref: "#nowhere" } }), '"#nowhere"'],
+    ["one deep inside", obj({ a: { type: "array", items: { anyOf: [{ type: "string" }, { $ref: "#/$defs/gone" }] } } }), '"#/$defs/gone"'],
+  ])("refuses %s in an inputSchema, naming the tool, the slot and the reference", (_kind, schema, ref) => {
+    const mount = mountTools(tool("t", { inputSchema: schema }));
+    expect(mount).toThrow(TypeError);
+    expect(mount).toThrow(`Tool "t": inputSchema has a $ref that cannot be resolved within the schema: ${ref}`);
+  });
+
+  it("names every unresolved reference at once, and the outputSchema and prompt arguments slots", () => {
+    expect(mountTools(tool("t", { inputSchema: obj({ a: { $ref: "#/$defs/x" }, b: { $ref: "#/$defs/y" } }) }))).toThrow(
+      'inputSchema has a $ref that cannot be resolved within the schema: "#/$defs/x", "#/$defs/y"',
+    );
+    expect(mountTools(tool("t", { outputSchema: obj({ n: { $ref: "#/$defs/n" } }) }))).toThrow(/^Tool "t": outputSchema has a \$ref/);
+    const prompt = () =>
+      defineMcpHandler({ name: "m", version: "1", prompts: [definePrompt({ name: "p", arguments: obj({ a: { $ref: "#/$defs/a" } }), handler: () => "" })] });
+    expect(prompt).toThrow(/^Prompt "p": arguments has a \$ref that cannot be resolved/);
+  });
+
+  it("accepts references the schema resolves: $defs, $id-relative, anchors, the root; and a $ref that is only data", () => {
+    const schemas = [
+      obj({ a: { $ref: "#/$defs/n" } }, { $defs: { n: { type: "number" } } }),
+      obj({ a: { $ref: "num.json" } }, { $id: "https://x.test/root.json", $defs: { n: { $id: "num.json", type: "number" } } }),
+      obj({ a: { $ref: "#num" } }, { $defs: { n: { $anchor: "num", type: "number" } } }),
+      obj({ a: { $ref: "#/properties/b" }, b: { type: "number" } }),
+      obj({ child: { $ref: "#" } }),
+      obj({ a: { const: { $ref: "#/not/a/schema" } } }),
+      obj({ a: { $ref: "#/definitions/n" } }, { $schema: "http://json-schema.org/draft-07/schema#", definitions: { n: { type: "number" } } }),
+    ];
+    expect(mountTools(...schemas.map((inputSchema, i) => tool(`t${i}`, { inputSchema, outputSchema: inputSchema })))).not.toThrow();
+  });
+
+  it("refuses one added after mount with add() or replace(), and serves what it served before", async () => {
+    const good = tool("good", { inputSchema: obj({ a: { type: "number" } }) });
+    const handler = defineMcpHandler({ name: "m", version: "1", tools: [good] });
+    const bad = tool("bad", { inputSchema: obj({ a: { $ref: "#/$defs/missing" } }) });
+    expect(() => handler.add({ tools: [bad] })).toThrow(/^Tool "bad": inputSchema has a \$ref/);
+    expect(() => handler.replace({ tools: [tool("good", { outputSchema: obj({ n: { $ref: "urn:x" } }) })] })).toThrow(/^Tool "good": outputSchema has a \$ref/);
+    const app = appFor(handler);
+    expect((await call(app, "tools/list")).body.result.tools.map((t: { name: string }) => t.name)).toEqual(["good"]);
+    expect((await call(app, "tools/call", { name: "good", arguments: { a: 1 } })).body.result.structuredContent).toEqual({ n: 1 });
+  });
+
+  it("validates through the references on the wire", async () => {
+    const handler = defineMcpHandler({
+      name: "m",
+      version: "1",
+      tools: [tool("t", { inputSchema: obj({ a: { $ref: "#/$defs/n" } }, { $defs: { n: { type: "number" } } }) })],
+    });
+    const app = appFor(handler);
+    const bad = await call(app, "tools/call", { name: "t", arguments: { a: "one" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe(-32602);
+    expect(bad.body.error.data.issues[0].path).toEqual(["a"]);
+    expect((await call(app, "tools/call", { name: "t", arguments: { a: 1 } })).body.result.isError).toBeUndefined();
   });
 });
