@@ -8,6 +8,7 @@ import { toolError, toolResultNow } from "./tool-result.ts";
 import type { CompiledTool } from "./tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { describeThrown } from "../utils/describe.ts";
+import { isThenable } from "../utils/is-thenable.ts";
 
 /**
  * `tools/call` in either era: gate, header and argument checks, the handler, then the result's
@@ -16,7 +17,7 @@ import { describeThrown } from "../utils/describe.ts";
  */
 export function callTool(call: MethodCall): JsonObject | Promise<JsonObject> {
   const { event, ctx, server, params } = call;
-  const plugins = call.mount.plugins;
+  const plugins = ctx["~mount"].plugins;
   const name = params.name;
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name");
   const tool = server.tools.get(name);
@@ -67,8 +68,4 @@ function invoke(event: H3Event, tool: CompiledTool, args: unknown): JsonObject |
 function thrownByTool(error: unknown): JsonObject {
   if (McpJsonRpcError.isError(error)) throw error;
   return toolError(describeThrown(error));
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }

@@ -14,7 +14,7 @@
 // This file is the layer's public face, re-exported by src/index.ts; code inside src/ imports the files themselves.
 export type { McpServerOptions } from "./compiled-server.ts";
 export type { McpListItems, McpListKeys } from "./list-changes.ts";
-export type { RequestStateOptions } from "./mrtr/request-state.ts";
+export type { RequestStateOptions } from "./mrtr/request-state-signer.ts";
 
 // Tools
 export { defineTool } from "./tools.ts";

@@ -5,6 +5,22 @@ import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel, Requ
 import type { McpExtensionPlugin } from "./extension-plugin.ts";
 import type { Hub } from "./change-hub.ts";
 import type { CompiledTool } from "./tools.ts";
+import type { RequestStateSigner } from "./mrtr/request-state-signer.ts";
+
+/**
+ * What the features layer reaches of the handler serving a request (the transport's mount is a
+ * superset): made once at mount, shared by every request.
+ */
+export interface HandlerMount {
+  /** Every installed plugin, enabled for this request or not: tool-call hooks run for all of them. */
+  readonly plugins: readonly McpExtensionPlugin[];
+  /** Signs and verifies MRTR `requestState`. */
+  readonly signer: RequestStateSigner;
+  /** Carries list-changed and resource-updated announcements to listen and legacy GET streams. */
+  readonly hub: Hub;
+  /** The handler's hook for unexpected errors (the client only sees a generic internal error). */
+  readonly onError?: (error: unknown, event: H3Event) => void;
+}
 
 /** What h3-mcp knows about the MCP request an h3 event carries. */
 export interface McpContext {
@@ -30,8 +46,10 @@ export interface McpContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Sends `notifications/message` when the request asked for logs at this level or below; otherwise a no-op. */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
-  /** @internal */
-  "~server": unknown;
+  /** @internal The handler serving this request, as prepared at mount. */
+  "~mount": HandlerMount;
+  /** @internal The state a verified `requestState` carried back (see `mcpRequestState`). */
+  "~requestState"?: unknown;
   /** @internal The tool a `tools/call` runs, once found. */
   "~tool"?: CompiledTool;
   /**
@@ -98,5 +116,5 @@ export function mcpResourceUpdated(event: H3Event, uri: string): void {
 }
 
 function serverHub(event: H3Event): Hub {
-  return (getMcpContext(event)["~server"] as { hub: Hub }).hub;
+  return getMcpContext(event)["~mount"].hub;
 }

@@ -4,7 +4,6 @@ import type { H3Event } from "h3";
 import { getMcpContext, type McpContext } from "./request-context.ts";
 import { ErrorCode, McpJsonRpcError, missingCapability } from "../protocol/errors.ts";
 import type { InputAnswers, InputRequest } from "./mrtr/input-requests.ts";
-import type { ServedMount } from "./call-context.ts";
 import type { McpExtensionPlugin } from "./extension-plugin.ts";
 import type { CallToolResult, CreateTaskResult } from "../protocol/types.ts";
 
@@ -121,7 +120,7 @@ function whyNoTask(event: H3Event): Refusal | undefined {
   if (ctx.era !== "modern") return "legacy";
   const plugin = tasksPlugin(event);
   if (!plugin) {
-    const installed = (ctx["~server"] as ServedMount).plugins.some((p) => p.id === TASKS_EXTENSION);
+    const installed = ctx["~mount"].plugins.some((p) => p.id === TASKS_EXTENSION);
     return installed ? "not-enabled" : "not-installed";
   }
   if (ctx.method !== "tools/call") return "method";

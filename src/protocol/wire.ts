@@ -1,18 +1,12 @@
 // The only module that turns values into JSON sent to a client: JSON-RPC envelopes, SSE
 // frames, HTTP responses and the task envelopes. Everything else passes typed values here.
 import { FastResponse } from "srvx";
-import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
+import type { JsonRpcErrorObject, TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "./errors.ts";
 import type { CreateTaskResult, JsonObject, RequestId } from "./types.ts";
 import { META } from "./types.ts";
 
 export type Era = "modern" | "legacy";
-
-export interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
 
 // --- JSON-RPC ---
 

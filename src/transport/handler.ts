@@ -1,13 +1,13 @@
 import { defineHandler, type EventHandlerWithFetch, type H3Event } from "h3";
 import { DEFAULT_MAX_BODY, readBodyText } from "./body.ts";
-import { ErrorCode, hiddenCause, McpJsonRpcError } from "../protocol/errors.ts";
+import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import { createHub, type ListKind } from "../features/change-hub.ts";
 import { handleLegacy, handleLegacyStream } from "./legacy.ts";
 import { deliverResponse } from "./legacy-input.ts";
 import { handleModern, type JsonRpcMessage } from "./modern.ts";
-import { staticExtensions, type Mount } from "./mount.ts";
+import { reportUnexpected, staticExtensions, type Mount } from "./mount.ts";
 import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
-import { createRequestStateSigner, type RequestStateOptions } from "../features/mrtr/request-state.ts";
+import { createRequestStateSigner, type RequestStateOptions } from "../features/mrtr/request-state-signer.ts";
 import { createOriginCheck, type OriginPolicy } from "./security.ts";
 import { createServerResolver, type McpServerOptions, type ServerResolver } from "../features/compiled-server.ts";
 import { applyListChange, type ListOperation, type McpListItems, type McpListKeys } from "../features/list-changes.ts";
@@ -139,15 +139,7 @@ export function defineMcpHandler(
       era = mount.legacy && isLegacy(event, mount, msg) ? "legacy" : "modern";
       return era === "legacy" ? await handleLegacy(event, mount, msg) : await handleModern(event, mount, msg);
     } catch (error) {
-      const unexpected = McpJsonRpcError.isError(error) ? hiddenCause(error) : error;
-      if (unexpected !== undefined) {
-        try {
-          mount.onError?.(unexpected, event);
-        } catch {
-          // A failing error hook must not change the answer.
-        }
-      }
-      return errorResponse(id, toJsonRpcError(error), era);
+      return errorResponse(id, toJsonRpcError(reportUnexpected(mount, error, event)), era);
     }
   }) as McpHandler;
 

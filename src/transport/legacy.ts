@@ -14,7 +14,7 @@ import { fromCursor } from "../features/compiled-server.ts";
 import type { LegacySession } from "./sessions.ts";
 import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel } from "../protocol/types.ts";
 import { LEGACY_VERSIONS, LOG_LEVELS } from "../protocol/types.ts";
-import { emptyResponse, errorResponse, jsonResponse, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
+import { emptyResponse, jsonResponse, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
 import type { JsonRpcMessage } from "./modern.ts";
 
 const NO_EXTENSIONS: ReadonlyMap<string, McpExtensionPlugin> = new Map();
@@ -46,11 +46,11 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
     meta: (params._meta as JsonObject | undefined) ?? {},
     sessionId: session.id,
     extensions: NO_EXTENSIONS,
-    server: mount,
+    mount,
     sessionLogLevel: session.logLevel,
   });
   // A legacy retry carries the client's answers in ctx.params, so each round builds its call afresh.
-  const call = (): MethodCall => ({ event, ctx, server, mount, params: ctx.params });
+  const call = (): MethodCall => ({ event, ctx, server, params: ctx.params });
   const bridged = (fn: (call: MethodCall) => JsonObject | Promise<JsonObject>) => withInputBridge(ctx, session, async () => fn(call())).then(toLegacyResult);
   const run = (): unknown => {
     if (!serves(server, msg.method)) throw methodNotFound(msg.method);
@@ -135,10 +135,6 @@ export function handleLegacyStream(event: H3Event, mount: Mount): WireResponse {
     cancel: () => cleanup(),
   });
   return new Response(body, { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id } });
-}
-
-export function legacyError(id: JsonRpcMessage["id"], error: McpJsonRpcError): WireResponse {
-  return errorResponse(id, error, "legacy");
 }
 
 // --- Internal ---

@@ -11,7 +11,7 @@ import { createRequestContext, respond } from "./request.ts";
 import { fromCursor, type CompiledServer } from "../features/compiled-server.ts";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/types.ts";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
-import { emptyResponse, errorResponse, jsonResponse, toResultMessageRaw, type WireResponse } from "../protocol/wire.ts";
+import { emptyResponse, jsonResponse, toResultMessageRaw, type WireResponse } from "../protocol/wire.ts";
 
 export interface JsonRpcMessage {
   method: string;
@@ -84,12 +84,12 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
     params,
     meta: m,
     extensions,
-    server: mount,
+    mount,
     resultMeta: server.resultMeta,
   });
 
   if (pluginMethod) return respond(ctx, () => pluginMethod.method.handler(event, params), "modern");
-  const call: MethodCall = { event, ctx, server, mount, params };
+  const call: MethodCall = { event, ctx, server, params };
   if (!serves(server, method)) throw methodNotFound(method);
   switch (method) {
     case "server/discover": {
@@ -133,10 +133,6 @@ export function listenCore(server: CompiledServer): ListenCore {
     resourcesListChanged: caps.resources !== undefined,
     resourceSubscriptions: caps.resources !== undefined,
   };
-}
-
-export function modernError(id: RequestId | undefined, error: McpJsonRpcError): WireResponse {
-  return errorResponse(id, error, "modern");
 }
 
 function missingMeta(key: string): McpJsonRpcError {

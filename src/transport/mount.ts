@@ -1,18 +1,16 @@
 import type { H3Event } from "h3";
-import type { Hub } from "../features/change-hub.ts";
+import { hiddenCause, McpJsonRpcError } from "../protocol/errors.ts";
 import type { EndableStream } from "./listen.ts";
-import type { ServedMount } from "../features/call-context.ts";
+import type { HandlerMount } from "../features/request-context.ts";
 import type { McpExtensionPlugin, McpPluginMethod } from "../features/extension-plugin.ts";
-import type { RequestStateSigner } from "../features/mrtr/request-state.ts";
 import type { CompiledServer } from "../features/compiled-server.ts";
 import type { SessionStore } from "./sessions.ts";
 
 /** Everything a handler prepared at mount; shared by the modern and legacy paths. */
-export interface Mount extends ServedMount {
+export interface Mount extends HandlerMount {
   resolve(event: H3Event): CompiledServer;
   /** True when options are a function of the event: discover then follows plugin predicates. */
   dynamic: boolean;
-  plugins: readonly McpExtensionPlugin[];
   /** What static options advertise: the plugins not switched off with `enabled: false`. */
   advertised: readonly McpExtensionPlugin[];
   /** Set when no plugin has an `enabled` predicate: the same map serves every request. */
@@ -20,15 +18,12 @@ export interface Mount extends ServedMount {
   pluginMethods: Map<string, { plugin: McpExtensionPlugin; method: McpPluginMethod }>;
   /** Params field `Mcp-Name` must equal, by method. */
   nameParams: Map<string, string>;
-  hub: Hub;
   /** Open listen streams, so the server can end them. */
   streams: Set<EndableStream>;
-  signer: RequestStateSigner;
   sessions: SessionStore;
   legacy: boolean;
   /** Interval of the keep-alive comment on long-lived streams. */
   keepAliveMs: number;
-  onError?: (error: unknown, event: H3Event) => void;
 }
 
 const NO_EXTENSIONS: ReadonlyMap<string, McpExtensionPlugin> = new Map();
@@ -58,4 +53,20 @@ function safeEnabled(plugin: McpExtensionPlugin, event: H3Event): boolean {
     // A predicate that throws serves nothing rather than failing the request.
     return false;
   }
+}
+
+/**
+ * Hands an unexpected error to the handler's `onError` (a McpJsonRpcError's hidden cause; nothing for
+ * a protocol error meant for the client), and returns the error for the answer.
+ */
+export function reportUnexpected(mount: HandlerMount, error: unknown, event: H3Event): unknown {
+  const unexpected = McpJsonRpcError.isError(error) ? hiddenCause(error) : error;
+  if (unexpected !== undefined && mount.onError) {
+    try {
+      mount.onError(unexpected, event);
+    } catch {
+      // A failing error hook must not change the answer.
+    }
+  }
+  return error;
 }

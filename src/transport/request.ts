@@ -1,8 +1,9 @@
 // One MCP request's life: its context, its optional SSE stream for progress and logs, and the
 // turn of a handler's value (or throw) into a Response.
 import type { H3Event } from "h3";
-import type { McpContext } from "../features/request-context.ts";
-import { hiddenCause, invalidParams, McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
+import type { HandlerMount, McpContext } from "../features/request-context.ts";
+import { invalidParams, McpUsageError } from "../protocol/errors.ts";
+import { reportUnexpected } from "./mount.ts";
 import type { JsonObject, LoggingLevel } from "../protocol/types.ts";
 import { LOG_LEVELS, META } from "../protocol/types.ts";
 import {
@@ -18,12 +19,13 @@ import {
   type ResultMeta,
   type WireResponse,
 } from "../protocol/wire.ts";
+import { isThenable } from "../utils/is-thenable.ts";
 
 export type RequestInit = Pick<
   McpContext,
   "era" | "protocolVersion" | "clientCapabilities" | "clientInfo" | "method" | "requestId" | "params" | "meta" | "sessionId" | "extensions"
 > & {
-  server: unknown;
+  mount: HandlerMount;
   /** Minimum log level set for the session (legacy `logging/setLevel`). */
   sessionLogLevel?: LoggingLevel;
   /** The `_meta` this request's result carries (2026-07-28: the server's serverInfo). */
@@ -78,7 +80,8 @@ class Context implements RequestContext {
   params: JsonObject;
   readonly sessionId: string | undefined;
   readonly extensions: RequestContext["extensions"];
-  readonly "~server": unknown;
+  readonly "~mount": HandlerMount;
+  "~requestState"?: unknown;
   readonly "~channel": Channel | undefined;
   "~tool": RequestContext["~tool"] = undefined;
   readonly "~resultMeta": ResultMeta | undefined;
@@ -99,7 +102,7 @@ class Context implements RequestContext {
     this.params = init.params;
     this.sessionId = init.sessionId;
     this.extensions = init.extensions;
-    this["~server"] = init.server;
+    this["~mount"] = init.mount;
     this["~resultMeta"] = init.resultMeta;
     this.#event = event;
     this.#minLog = minLog;
@@ -171,15 +174,7 @@ class Context implements RequestContext {
   }
 
   "~report"(error: unknown): unknown {
-    const unexpected = McpJsonRpcError.isError(error) ? hiddenCause(error) : error;
-    if (unexpected !== undefined) {
-      try {
-        (this["~server"] as { onError?: (error: unknown, event: H3Event) => void }).onError?.(unexpected, this.#event);
-      } catch {
-        // A failing error hook must not change the answer.
-      }
-    }
-    return error;
+    return reportUnexpected(this["~mount"], error, this.#event);
   }
 
   "~abort"(reason: unknown): void {
@@ -211,47 +206,60 @@ export async function respond(
   headers?: Record<string, string>,
 ): Promise<WireResponse> {
   const channel = ctx["~channel"];
-  const id = ctx.requestId;
-  if (!channel) {
-    try {
-      // Most handlers answer synchronously: no await, no extra microtask turn.
-      const value = run();
-      return jsonResponse(toResultMessage(id, isThenable(value) ? await value : value, ctx["~resultMeta"]), 200, headers);
-    } catch (error) {
-      return errorResponse(id, toJsonRpcError(ctx["~report"](error)), era, headers);
-    }
-  }
-  // A handler that answered at once without queueing a frame answers as JSON, with no promise made.
-  let outcome: Promise<Settled>;
+  let value: unknown;
   try {
-    const value = run();
-    if (!isThenable(value) && channel.frames.length === 0) {
-      channel.done = true;
-      return jsonResponse(toResultMessage(id, value), 200, headers);
-    }
-    outcome = settle(() => value);
+    value = run();
   } catch (error) {
+    if (!channel || channel.frames.length === 0) return answerWithJson(ctx, false, error, era, headers);
+    return answerWithStream(ctx, channel, Promise.resolve({ ok: false, error }), headers);
+  }
+  // Most handlers answer synchronously and queue no frame: no promise is made for them.
+  if (!isThenable(value)) {
+    if (!channel || channel.frames.length === 0) return answerWithJson(ctx, true, value, era, headers);
+    return answerWithStream(ctx, channel, Promise.resolve({ ok: true, value }), headers);
+  }
+  const outcome = settle(value);
+  if (channel) {
+    // The handler may queue its first frame before it settles: then the answer streams.
     if (channel.frames.length === 0) {
-      channel.done = true;
-      return errorResponse(id, toJsonRpcError(ctx["~report"](error)), era, headers);
+      const first = new Promise<void>((resolve) => (channel.onFirst = resolve));
+      await Promise.race([outcome, first]);
+      channel.onFirst = undefined;
     }
-    outcome = Promise.resolve({ ok: false, error });
-  }
-  // The handler may have queued its first frame before it returned (it ran synchronously so far).
-  if (channel.frames.length === 0) {
-    const first = new Promise<void>((resolve) => (channel.onFirst = resolve));
-    await Promise.race([outcome, first]);
-    channel.onFirst = undefined;
-  }
-  // Nothing queued: either it finished without streaming, or it became a task (which dropped what was
-  // queued, and streams nothing) and its handle is on its way.
-  if (channel.frames.length === 0) {
+    // Frames queued: stream them. None: it finished without streaming, or it became a task (which dropped
+    // what was queued, and streams nothing) and its handle is on its way.
+    if (channel.frames.length !== 0) return answerWithStream(ctx, channel, outcome, headers);
     channel.done = true;
-    const r = await outcome;
-    return r.ok
-      ? jsonResponse(toResultMessage(id, r.value, ctx["~resultMeta"]), 200, headers)
-      : errorResponse(id, toJsonRpcError(ctx["~report"](r.error)), era, headers);
   }
+  const settled = await outcome;
+  return settled.ok ? answerWithJson(ctx, true, settled.value, era, headers) : answerWithJson(ctx, false, settled.error, era, headers);
+}
+
+// --- Internal ---
+
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+function settle(value: PromiseLike<unknown>): Promise<Settled> {
+  return Promise.resolve(value).then(
+    (value) => ({ ok: true, value }),
+    (error) => ({ ok: false, error }),
+  );
+}
+
+/**
+ * The one JSON exit of a request: its result (with the server's `_meta`, as on every result) or its
+ * error. Nothing goes on the request's stream after it.
+ */
+function answerWithJson(ctx: RequestContext, ok: boolean, outcome: unknown, era: Era, headers: Record<string, string> | undefined): WireResponse {
+  const channel = ctx["~channel"];
+  if (channel) channel.done = true;
+  return ok
+    ? jsonResponse(toResultMessage(ctx.requestId, outcome, ctx["~resultMeta"]), 200, headers)
+    : errorResponse(ctx.requestId, toJsonRpcError(ctx["~report"](outcome)), era, headers);
+}
+
+/** The frames queued so far, then those still to come, then the outcome as the last frame. */
+function answerWithStream(ctx: RequestContext, channel: Channel, outcome: Promise<Settled>, headers: Record<string, string> | undefined): WireResponse {
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const frame of channel.frames) controller.enqueue(frame);
@@ -260,6 +268,7 @@ export async function respond(
       outcome.then((r) => {
         if (channel.done) return;
         channel.done = true;
+        const id = ctx.requestId;
         controller.enqueue(
           sseFrame(r.ok ? toResultMessage(id, r.value, ctx["~resultMeta"]) : toErrorMessage(id, toJsonRpcError(ctx["~report"](r.error)))),
         );
@@ -272,23 +281,4 @@ export async function respond(
     },
   });
   return new Response(stream, { status: 200, headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS });
-}
-
-// --- Internal ---
-
-type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-function settle(run: () => unknown): Promise<Settled> {
-  try {
-    return Promise.resolve(run()).then(
-      (value) => ({ ok: true, value }),
-      (error) => ({ ok: false, error }),
-    );
-  } catch (error) {
-    return Promise.resolve({ ok: false, error });
-  }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }

@@ -36,6 +36,7 @@ export const S = {
   discover: core.DiscoverResultSchema as Schema,
   listTools: core.ListToolsResultSchema as Schema,
   callTool: core.CallToolResultSchema as Schema,
+  getPrompt: core.GetPromptResultSchema as Schema,
   initialize: core.InitializeResultSchema as Schema,
   listenAck: core.SubscriptionsAcknowledgedNotificationSchema as Schema,
   progress: core.ProgressNotificationSchema as Schema,
