@@ -5,6 +5,7 @@ export default defineConfig({
     index: "src/index.ts",
     tasks: "src/tasks/index.ts",
     "tasks-redis": "src/tasks/redis/index.ts",
+    "tasks-testing": "src/tasks/testing/index.ts",
     machines: "machines/index.ts",
     // The two targets of package.json's `imports` "#workers-platform", which stays an import in dist so
     // that the app's bundler picks one by its conditions (workerd or not).

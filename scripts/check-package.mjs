@@ -113,6 +113,20 @@ if (body.result?.resultType !== "task" || taskMachine.id !== "task") { console.e
   );
   run("node", ["serve.mjs"], dir);
 
+  // 7. The store test kit runs in the consumer with node:test and the in-memory store: it ships in dist
+  // and needs no devDependency (no vitest, no schema library) at run time.
+  writeFileSync(
+    path.join(dir, "kit.test.mjs"),
+    `import { describe, it } from "node:test";
+import { memoryTaskStore } from "h3-mcp/tasks";
+import { taskStoreSuite } from "h3-mcp/tasks/testing";
+taskStoreSuite({ name: "in memory", shared: false, open: () => [memoryTaskStore()], runner: { describe, it } });
+`,
+  );
+  // A failing case fails the run (execFileSync throws); the count proves the cases ran at all.
+  const passed = /# pass (\d+)/.exec(run("node", ["--test", "--test-reporter=tap", "kit.test.mjs"], dir));
+  check(passed !== null && Number(passed[1]) > 100, `the store kit did not run its cases under node:test (${passed?.[1] ?? "none"} passed)`);
+
   if (failures.length) {
     console.error(`package check failed:\n- ${failures.join("\n- ")}`);
     process.exitCode = 1;
@@ -120,7 +134,7 @@ if (body.result?.resultType !== "task" || taskMachine.id !== "task") { console.e
     console.log(
       `package check: ${packed.filename} (${(packed.size / 1024).toFixed(0)} kB packed) ships every exports target; ` +
         `dist imports exactly ${list(imported)}; publint and attw clean; ${specifiers.join(", ")} load with import() and require(); ` +
-        `a consumer's node_modules is ${(installedKb / 1024).toFixed(1)} MB (h3-mcp and its peer h3; no optional peer)`,
+        `the store kit passes under node:test; a consumer's node_modules is ${(installedKb / 1024).toFixed(1)} MB (h3-mcp and its peer h3; no optional peer)`,
     );
   }
 } finally {

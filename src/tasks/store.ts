@@ -37,7 +37,10 @@ export interface NewTask {
    * principal: a store that keeps it outside this process keeps a keyed hash of it, never the value.
    */
   readonly owner: string;
-  /** Epoch ms when the task is gone for every client; `Infinity` for a task without a ttl. */
+  /**
+   * Epoch ms when the task is gone for every client; `Infinity` for a task without a ttl. Always the
+   * snapshot's `createdAt + ttlMs`, so a store may keep either.
+   */
   readonly expiresAt: number;
   readonly snapshot: TaskSnapshot;
   readonly origin?: TaskOrigin;

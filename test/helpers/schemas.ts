@@ -60,3 +60,8 @@ export function ownFields(result: any): any {
   const { _meta: _all, ...fields } = result;
   return Object.keys(meta).length ? { ...fields, _meta: meta } : fields;
 }
+
+/** The store kit's shape checks (h3-mcp/tasks/testing), made against the official schemas. */
+export function checkTaskShape(kind: "createTask" | "getTask" | "updateTask" | "cancelTask" | "taskNotification" | "errorResponse", value: unknown): void {
+  expectShape(kind === "errorResponse" ? (core.JSONRPCErrorResponseSchema as Schema) : S[kind], value);
+}

@@ -4,7 +4,7 @@ import { createInspectorServer } from "@statelyai/inspect/server";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { InspectionEvent } from "xstate";
-import { tasksApp } from "../fixtures/tasks-app.ts";
+import { tasksApp } from "../../src/tasks/testing/tasks-app.ts";
 import { call, TASKS } from "../helpers/wire.ts";
 
 const caps = { extensions: { [TASKS]: {} }, elicitation: {} };

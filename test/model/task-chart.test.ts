@@ -8,7 +8,7 @@ import {
   type TaskInput,
   type TaskStateValue,
 } from "../../machines/task.machine.ts";
-import { describePath, getModelPaths, MODEL_INPUT, TASK_EVENT_TYPES } from "./paths.ts";
+import { describePath, getModelPaths, MODEL_INPUT, TASK_EVENT_TYPES } from "../../src/tasks/testing/chart-paths.ts";
 
 type Snapshot = SnapshotFrom<typeof taskMachine>;
 

@@ -18,11 +18,11 @@ import { describe, expect, it } from "vitest";
 import { initialTransition, transition, type InspectionEvent } from "xstate";
 import { taskMachine, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
 import { mcpElicit, McpJsonRpcError } from "../../src/index.ts";
-import { drivenTasksApp, type InputCall, type TaskDriver } from "../fixtures/task-driver.ts";
+import { drivenTasksApp, type InputCall, type TaskDriver } from "../../src/tasks/testing/task-driver.ts";
 import { expectShape, S } from "../helpers/schemas.ts";
 import { call, TASKS } from "../helpers/wire.ts";
-import { predictedGet, type TaskSnapshot } from "./envelope.ts";
-import { getModelPaths, MODEL_INPUT } from "./paths.ts";
+import { predictedGet, type TaskSnapshot } from "../../src/tasks/testing/envelope.ts";
+import { getModelPaths, MODEL_INPUT } from "../../src/tasks/testing/chart-paths.ts";
 
 const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
 const NUM_RUNS = Number(process.env.TASK_WIRE_RUNS ?? 100);

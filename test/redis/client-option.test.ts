@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { mcpTasks } from "../../src/tasks/index.ts";
 import { redisTaskStore } from "../../src/tasks/redis/index.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
-import { tasksApp } from "../fixtures/tasks-app.ts";
+import { tasksApp } from "../../src/tasks/testing/tasks-app.ts";
 import { call } from "../helpers/wire.ts";
 import { caps, client, cluster, until } from "./cluster.ts";
 

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { redisTaskStore, type RedisTaskStore, type RedisTaskStoreOptions } from "../../src/tasks/redis/index.ts";
 import type { McpTasksOptions } from "../../src/tasks/index.ts";
-import { tasksApp } from "../fixtures/tasks-app.ts";
+import { tasksApp } from "../../src/tasks/testing/tasks-app.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { call, TASKS, type CallOptions } from "../helpers/wire.ts";
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemo, overHttp, type DemoProcess } from "../helpers/demo-process.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { call, TASKS } from "../helpers/wire.ts";
-import { until } from "../wire/tasks-suite.ts";
+import { until } from "../helpers/wait.ts";
 import { ownFields } from "../helpers/schemas.ts";
 
 const caps = { extensions: { [TASKS]: {} }, elicitation: {} };

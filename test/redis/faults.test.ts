@@ -6,7 +6,7 @@ import { expectError, ownFields } from "../helpers/schemas.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { call, modernRequest } from "../helpers/wire.ts";
-import { until } from "../wire/tasks-suite.ts";
+import { until } from "../helpers/wait.ts";
 import { caps, client, cluster } from "./cluster.ts";
 
 const TIMEOUT_MS = 400;

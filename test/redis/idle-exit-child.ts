@@ -1,6 +1,6 @@
 // Child of idle-exit.test.ts: one instance, one task to its end, then nothing. It must exit on its own.
 import { redisTaskStore } from "../../src/tasks/redis/index.ts";
-import { tasksApp } from "../fixtures/tasks-app.ts";
+import { tasksApp } from "../../src/tasks/testing/tasks-app.ts";
 import { call, TASKS } from "../helpers/wire.ts";
 
 const caps = { extensions: { [TASKS]: {} } };

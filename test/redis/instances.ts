@@ -1,5 +1,6 @@
-// For suites shared with the memory store: a throwaway Redis for the file, and `instances()` giving the
-// `mcpTasks` options of two fresh instances on one new prefix (one logical server), closed after each test.
+// For suites run on both stores (test/wire/server-info-suite.ts): a throwaway Redis for the file, and
+// `instances()` giving the `mcpTasks` options of two fresh instances on one new prefix (one logical
+// server), closed after each test.
 // Call it at the top of a test file: it registers the file's hooks.
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll } from "vitest";

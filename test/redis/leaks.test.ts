@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { modernRequest } from "../helpers/wire.ts";
-import { until } from "../wire/tasks-suite.ts";
+import { until } from "../helpers/wait.ts";
 import { caps, client, cluster } from "./cluster.ts";
 
 let redis: RedisServer;

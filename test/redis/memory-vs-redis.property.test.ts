@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { mcpElicit, McpJsonRpcError } from "../../src/index.ts";
 import { redisTaskStore, type RedisTaskStore } from "../../src/tasks/redis/index.ts";
-import { drivenTasksApp, type TaskDriver } from "../fixtures/task-driver.ts";
+import { drivenTasksApp, type TaskDriver } from "../../src/tasks/testing/task-driver.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { call, TASKS } from "../helpers/wire.ts";
 

@@ -14,7 +14,7 @@ import type { H3Event } from "h3";
 import { describe, expect, it } from "vitest";
 import { mcpElicit } from "../../src/index.ts";
 import { listenStats } from "../../src/transport/listen.ts";
-import { drivenTasksApp, type TaskDriver } from "../fixtures/task-driver.ts";
+import { drivenTasksApp, type TaskDriver } from "../../src/tasks/testing/task-driver.ts";
 import { CALLER, createClock, META_SUB, modern, SCHEMAS, shapeIssues, sseMessages, TASKS, turns } from "./support.ts";
 
 const RUNS = Number(process.env.ISOLATION_RUNS ?? 100);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createMachine } from "xstate";
 import { taskMachine } from "../../machines/task.machine.ts";
 import { toMermaid } from "../../scripts/diagram.ts";
-import { TASK_EVENT_TYPES } from "../model/paths.ts";
+import { TASK_EVENT_TYPES } from "../../src/tasks/testing/chart-paths.ts";
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 

@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import * as machines from "../../machines/index.ts";
 import * as root from "../../src/index.ts";
 import * as tasks from "../../src/tasks/index.ts";
+import * as redis from "../../src/tasks/redis/index.ts";
+import * as testing from "../../src/tasks/testing/index.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
@@ -45,6 +47,8 @@ describe("public entries", () => {
     `);
     expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "mcpElicit", "mcpTask", "mcpTasks", "memoryTaskStore", "taskStoreUnavailable"]);
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
+    expect(Object.keys(redis).sort()).toEqual(["redisTaskStore"]);
+    expect(Object.keys(testing).sort()).toEqual(["KitAssertionError", "taskStoreSuite"]);
   });
 
   it("serves mcpTask and canCreateTask from both entries as the same functions", () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool, McpJsonRpcError } from "../../src/index.ts";
 import { mcpTask, mcpTasks } from "../../src/tasks/index.ts";
-import { tasksApp } from "../fixtures/tasks-app.ts";
+import { tasksApp } from "../../src/tasks/testing/tasks-app.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";

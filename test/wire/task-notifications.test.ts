@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tasksApp } from "../fixtures/tasks-app.ts";
+import { tasksApp } from "../../src/tasks/testing/tasks-app.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { call, modernRequest, TASKS } from "../helpers/wire.ts";

@@ -9,7 +9,7 @@ import * as root from "../../src/index.ts";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
 import * as tasksEntry from "../../src/tasks/index.ts";
 import { canCreateTask, mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
-import { tasksApp } from "../fixtures/tasks-app.ts";
+import { tasksApp } from "../../src/tasks/testing/tasks-app.ts";
 import { legacyClient } from "../helpers/legacy.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";

@@ -1,16 +1,21 @@
-// The tasks wire suite with the in-memory store (test/wire/tasks-suite.ts, shared with the Redis store), and
-// what only the in-memory store shows: one process's store internals, and the clock it is given.
+// The task store kit (h3-mcp/tasks/testing) on the in-memory store, with the official schemas as our extra
+// checks; and what only the in-memory store shows: one process's store internals, and the clock it is given.
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { defineMcpHandler, defineTool, mcpTask as mcpTaskFromRoot } from "../../src/index.ts";
-import { canCreateTask, mcpTask, mcpTasks } from "../../src/tasks/index.ts";
+import { canCreateTask, mcpTask, mcpTasks, memoryTaskStore } from "../../src/tasks/index.ts";
+import { taskStoreSuite } from "../../src/tasks/testing/index.ts";
+import { tasksApp } from "../../src/tasks/testing/tasks-app.ts";
 import { memoryStore } from "../helpers/memory-store.ts";
-import { tasksApp } from "../fixtures/tasks-app.ts";
-import { expectError, ownFields } from "../helpers/schemas.ts";
-import { appFor, call } from "../helpers/wire.ts";
-import { cancel, caps, create, get, tasksWireSuite, until } from "./tasks-suite.ts";
+import { checkTaskShape, expectError, ownFields } from "../helpers/schemas.ts";
+import { until } from "../helpers/wait.ts";
+import { appFor, call, TASKS } from "../helpers/wire.ts";
 
-tasksWireSuite({ label: "memory store", instances: () => [{}] });
+const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
+const create = async (app: any, name: string) => (await call(app, "tools/call", { name }, { caps })).body.result;
+const get = (app: any, taskId: string) => call(app, "tasks/get", { taskId }, { caps });
+const cancel = (app: any, taskId: string) => call(app, "tasks/cancel", { taskId }, { caps });
+
+taskStoreSuite({ name: "in memory", shared: false, open: () => [memoryTaskStore()], runner: { describe, it }, checkShape: checkTaskShape });
 
 describe("the in-memory store", () => {
   it("is the same mcpTask from both import paths", () => {
@@ -33,35 +38,6 @@ describe("the in-memory store", () => {
     await cancel(app, taskId);
     expect(seen.signalAborted).toEqual([taskId]);
     expect(memoryStore(plugin).read(taskId, "")?.json).toBeTypeOf("string");
-  });
-
-  it("hands run one signal however late it is first read: aborted when read after a cancel, never for a completed task", async () => {
-    const release: Record<string, () => void> = {};
-    const signals: Record<string, AbortSignal[]> = {};
-    const late = defineTool({
-      name: "late_signal",
-      inputSchema: z.object({ key: z.string() }),
-      handler: (event, { key }) =>
-        mcpTask(event, {
-          run: async (task) => {
-            await new Promise<void>((resolve) => (release[key] = resolve));
-            signals[key] = [task.signal, task.signal];
-            return { content: [] };
-          },
-        }),
-    });
-    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [late] }, { extensionPlugins: [mcpTasks()] }));
-    const cancelled = await create(app, "late_signal", { key: "c" });
-    const completed = await create(app, "late_signal", { key: "d" });
-    await cancel(app, cancelled.taskId);
-    release.c!();
-    release.d!();
-    await until(() => expect(signals.c && signals.d).toBeTruthy());
-    expect(signals.c![0]).toBe(signals.c![1]);
-    expect(signals.c![0]!.aborted).toBe(true);
-    expect((signals.c![0]!.reason as DOMException).name).toBe("AbortError");
-    await until(async () => expect((await get(app, completed.taskId)).body.result.status).toBe("completed"));
-    expect(signals.d![0]!.aborted).toBe(false);
   });
 
   it("reads a task as unknown past its ttl, aborting work still running, and sweeps only what expired", async () => {

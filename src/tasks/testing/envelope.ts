@@ -1,7 +1,7 @@
 // What the chart predicts a task looks like on the wire, spelled out here from the extension's rules rather
 // than borrowed from src/protocol/wire.ts, so the model tests check the wire layer instead of repeating it.
 import type { SnapshotFrom } from "xstate";
-import type { taskMachine } from "../../machines/task.machine.ts";
+import type { taskMachine } from "../../../machines/task.machine.ts";
 
 export type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
 

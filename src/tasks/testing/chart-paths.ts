@@ -7,7 +7,7 @@
  */
 import { createTestModel } from "xstate/graph";
 import type { SnapshotFrom } from "xstate";
-import { taskMachine, type InputRequest, type TaskEvent, type TaskInput } from "../../machines/task.machine.ts";
+import { taskMachine, type InputRequest, type TaskEvent, type TaskInput } from "../../../machines/task.machine.ts";
 
 type Snapshot = SnapshotFrom<typeof taskMachine>;
 

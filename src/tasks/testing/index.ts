@@ -1,0 +1,46 @@
+// The "h3-mcp/tasks/testing" entry: the test kit for task stores. Given a store factory and a test
+// runner's `describe` and `it`, it runs against the store everything h3-mcp's own stores are held to:
+//   contract-cases.ts     the contract itself, method by method, on the stores directly
+//   wire-cases.ts, run-cases.ts   everything a client observes of tasks over the wire: the extension's
+//                         surface, and what run can do (tasks-app.ts is their server)
+//   replay.ts             every path of the task chart (chart-paths.ts, from xstate/graph), replayed over
+//                         the wire and predicted exactly by the chart (envelope.ts; task-driver.ts drives run)
+//   concurrency-cases.ts  the caps under concurrent creation, racing changes, expiry, origin, a lost instance
+//   kit.ts, assert.ts, client.ts   the options, a few assertions of its own, an MCP client over app.fetch
+// It depends on nothing but h3-mcp and its own dependencies: no test library, no devDependency.
+import type { TaskStoreKitOptions } from "./kit.ts";
+import { concurrencyCases } from "./concurrency-cases.ts";
+import { contractCases } from "./contract-cases.ts";
+import { replayCases } from "./replay.ts";
+import { runCases } from "./run-cases.ts";
+import { wireCases } from "./wire-cases.ts";
+
+export type { KitRunner, TaskShape, TaskStoreKitOptions } from "./kit.ts";
+export { KitAssertionError } from "./assert.ts";
+
+/**
+ * Registers the task store test suite for one store with your test runner: the contract case by case,
+ * the tasks wire suite, the replay of every chart path, and the concurrency and expiry cases. `open`
+ * gives the stores of one fresh logical server (one per instance); with two or more, requests alternate
+ * between them. The kit binds tasks in some cases: a store that needs a key for that must have one.
+ *
+ * @example
+ * // describe and it from your test runner (vitest, node:test, …)
+ * taskStoreSuite({
+ *   name: "my store",
+ *   shared: true,
+ *   open: () => [myStore({ namespace: crypto.randomUUID() }), myStore({ namespace: … })],
+ *   close: (stores) => Promise.all(stores.map((s) => s.close())),
+ *   runner: { describe, it },
+ * });
+ */
+export function taskStoreSuite(kit: TaskStoreKitOptions): void {
+  kit.runner.describe(`task store: ${kit.name}`, () => {
+    const shared = kit.shared;
+    kit.runner.describe("the contract", () => contractCases(kit, shared));
+    kit.runner.describe("tasks on the wire", () => wireCases(kit, shared));
+    kit.runner.describe("inside run(task), and tasks/cancel", () => runCases(kit, shared));
+    kit.runner.describe("chart paths replayed over the wire", () => replayCases(kit, shared));
+    kit.runner.describe("concurrency, expiry and lost instances", () => concurrencyCases(kit, shared));
+  });
+}
