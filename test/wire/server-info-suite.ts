@@ -179,6 +179,41 @@ export function serverInfoSuite(label: string, instances: () => McpTasksOptions[
       }
     });
 
+    it("is never on an error of any method or stage: the message is jsonrpc, id and error, the error code, message and data", async () => {
+      const { app, handlers } = served();
+      const errors: [string, Request, number][] = [
+        ["tools/call of an unknown tool", modernRequest("tools/call", { name: "nope" }, { caps }), -32602],
+        ["tools/call with bad arguments", modernRequest("tools/call", { name: "echo", arguments: { text: 1 } }, { caps }), -32602],
+        ["prompts/get of an unknown prompt", modernRequest("prompts/get", { name: "nope" }, { caps }), -32602],
+        ["resources/read of an unknown resource", modernRequest("resources/read", { uri: "file:///nope" }, { caps }), -32602],
+        ["completion/complete of an unknown prompt", modernRequest("completion/complete", { ref: { type: "ref/prompt", name: "nope" }, argument: { name: "a", value: "" } }, { caps }), -32602],
+        ["tasks/get of an unknown task", modernRequest("tasks/get", { taskId: "nope" }, { caps }), -32602],
+        ["tools/list with a bad cursor", modernRequest("tools/list", { cursor: "nope" }, { caps }), -32602],
+        ["an unknown method", modernRequest("nope/nope", {}, { caps }), -32601],
+        ["a header that does not match the body", modernRequest("tools/call", { name: "echo", arguments: { text: "hi" } }, { caps, headers: { "mcp-name": "other" } }), -32020],
+        ["an unsupported protocol version", modernRequest("tools/list", {}, { caps, meta: { "io.modelcontextprotocol/protocolVersion": "2099-01-01" }, headers: { "mcp-protocol-version": "2099-01-01" } }), -32022],
+        ["a body that is not JSON", new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json", "mcp-protocol-version": "2026-07-28" }, body: "{" }), -32700],
+      ];
+      for (const [label, request, code] of errors) {
+        const res = await app.fetch(request);
+        const text = await res.text();
+        const body = JSON.parse(text);
+        expect([label, res.headers.get("content-type")]).toEqual([label, "application/json"]);
+        expect([label, body.error?.code]).toEqual([label, code]);
+        expectError(body, code);
+        expect([label, Object.keys(body).filter((k) => k !== "id").sort()]).toEqual([label, ["error", "jsonrpc"]]);
+        expect(Object.keys(body.error).every((k) => ["code", "message", "data"].includes(k)), label).toBe(true);
+        expect(text, label).not.toContain(INFO);
+      }
+      // A legacy session's errors have no such key either.
+      const client = await legacyClient(appFor(handlers[0]!));
+      for (const [method, params] of [["tools/call", { name: "nope" }], ["prompts/get", { name: "nope" }], ["nope/nope", {}]] as const) {
+        const r = await client.request(method, params);
+        expect(Object.keys(r.body).sort(), method).toEqual(["error", "id", "jsonrpc"]);
+        expect(JSON.stringify(r.body), method).not.toContain(INFO);
+      }
+    });
+
     it("is on the result that ends a listen stream, beside its subscriptionId", async () => {
       const { app, handlers } = served();
       const sse = sseReader(await app.fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "s1" })));
@@ -209,6 +244,8 @@ export function serverInfoSuite(label: string, instances: () => McpTasksOptions[
         const r = await client.request("tools/call", params);
         expect(r.body.result.content.length, name).toBeGreaterThan(0);
         expect(r.body.result._meta, `${name} ${progressToken}`).toBeUndefined();
+        // Nor any other 2026-07-28 field: a 2025-11-25 result has no resultType.
+        expect(r.body.result.resultType, `${name} ${progressToken}`).toBeUndefined();
       }
     });
   });
