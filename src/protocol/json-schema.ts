@@ -61,8 +61,11 @@ function unresolvedRefs(schema: JsonObject, known: Record<string, unknown>): str
   const visit = (node: unknown): void => {
     if (typeof node !== "object" || node === null || seen.has(node)) return;
     seen.add(node);
-    const absolute = (node as { __absolute_ref__?: unknown }).__absolute_ref__;
-    if (typeof absolute === "string" && !Object.hasOwn(known, absolute)) unresolved.push((node as { $ref: string }).$ref);
+    const marked = node as { $ref?: string; __absolute_ref__?: unknown; $recursiveRef?: string; __absolute_recursive_ref__?: unknown };
+    if (typeof marked.__absolute_ref__ === "string" && !Object.hasOwn(known, marked.__absolute_ref__)) unresolved.push(marked.$ref!);
+    if (typeof marked.__absolute_recursive_ref__ === "string" && !Object.hasOwn(known, marked.__absolute_recursive_ref__)) {
+      unresolved.push(marked.$recursiveRef!);
+    }
     for (const value of Object.values(node)) visit(value);
   };
   visit(schema);

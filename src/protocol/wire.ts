@@ -30,7 +30,13 @@ export function toErrorMessage(id: RequestId | null | undefined, error: JsonRpcE
   const body: JsonObject = { jsonrpc: "2.0" };
   if (id !== undefined) body.id = id;
   body.error = toErrorObject(error);
-  return JSON.stringify(body);
+  try {
+    return JSON.stringify(body);
+  } catch {
+    // `data` that is not JSON data (a BigInt, a cycle) cannot be sent; the code and message still are.
+    body.error = { code: error.code, message: error.message };
+    return JSON.stringify(body);
+  }
 }
 
 export function toErrorObject(error: JsonRpcErrorObject): JsonRpcErrorObject {

@@ -2,7 +2,7 @@
 // turn of a handler's value (or throw) into a Response.
 import type { H3Event } from "h3";
 import type { HandlerMount, McpContext } from "../features/request-context.ts";
-import { invalidParams, McpUsageError } from "../protocol/errors.ts";
+import { internalError, invalidParams, type McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
 import { reportUnexpected } from "./mount.ts";
 import type { JsonObject, LoggingLevel } from "../protocol/types.ts";
 import { LOG_LEVELS, META } from "../protocol/types.ts";
@@ -247,15 +247,29 @@ function settle(value: PromiseLike<unknown>): Promise<Settled> {
 }
 
 /**
- * The one JSON exit of a request: its result (with the server's `_meta`, as on every result) or its
- * error. Nothing goes on the request's stream after it.
+ * The one JSON exit of a request: its result or its error. Nothing goes on the request's stream after it.
  */
 function answerWithJson(ctx: RequestContext, ok: boolean, outcome: unknown, era: Era, headers: Record<string, string> | undefined): WireResponse {
   const channel = ctx["~channel"];
   if (channel) channel.done = true;
-  return ok
-    ? jsonResponse(toResultMessage(ctx.requestId, outcome, ctx["~resultMeta"]), 200, headers)
-    : errorResponse(ctx.requestId, toJsonRpcError(ctx["~report"](outcome)), era, headers);
+  const last = lastMessage(ctx, ok, outcome);
+  return typeof last === "string" ? jsonResponse(last, 200, headers) : errorResponse(ctx.requestId, last, era, headers);
+}
+
+/**
+ * A request's last message, as JSON: its result, with the server's `_meta` as on every result. Its error
+ * instead (the error itself, for the status and headers it answers with), also when the result is not JSON
+ * data (a BigInt, a cycle): that is the server's fault, told to `onError` and answered -32603.
+ */
+function lastMessage(ctx: RequestContext, ok: boolean, outcome: unknown): string | McpJsonRpcError {
+  if (ok) {
+    try {
+      return toResultMessage(ctx.requestId, outcome, ctx["~resultMeta"]);
+    } catch (error) {
+      outcome = internalError(error);
+    }
+  }
+  return toJsonRpcError(ctx["~report"](outcome));
 }
 
 /** The frames queued so far, then those still to come, then the outcome as the last frame. */
@@ -268,10 +282,8 @@ function answerWithStream(ctx: RequestContext, channel: Channel, outcome: Promis
       outcome.then((r) => {
         if (channel.done) return;
         channel.done = true;
-        const id = ctx.requestId;
-        controller.enqueue(
-          sseFrame(r.ok ? toResultMessage(id, r.value, ctx["~resultMeta"]) : toErrorMessage(id, toJsonRpcError(ctx["~report"](r.error)))),
-        );
+        const last = lastMessage(ctx, r.ok, r.ok ? r.value : r.error);
+        controller.enqueue(sseFrame(typeof last === "string" ? last : toErrorMessage(ctx.requestId, last)));
         controller.close();
       });
     },

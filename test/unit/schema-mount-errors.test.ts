@@ -87,6 +87,7 @@ describe("JSON Schema references resolved at mount", () => {
     ["a relative reference to no known $id", obj({ a: { $ref: "other.json" } }, { $id: "https://x.test/root.json" }), '"other.json"'],
     ["an unknown anchor", obj({ a: { $ref: "#nowhere" } }), '"#nowhere"'],
     ["one deep inside", obj({ a: { type: "array", items: { anyOf: [{ type: "string" }, { $ref: "#/$defs/gone" }] } } }), '"#/$defs/gone"'],
+    ["a 2019-09 $recursiveRef to nothing", obj({ a: { $recursiveRef: "#/$defs/gone" } }, { $schema: "https://json-schema.org/draft/2019-09/schema" }), '"#/$defs/gone"'],
   ])("refuses %s in an inputSchema, naming the tool, the slot and the reference", (_kind, schema, ref) => {
     const mount = mountTools(tool("t", { inputSchema: schema }));
     expect(mount).toThrow(TypeError);
@@ -110,6 +111,7 @@ describe("JSON Schema references resolved at mount", () => {
       obj({ a: { $ref: "#num" } }, { $defs: { n: { $anchor: "num", type: "number" } } }),
       obj({ a: { $ref: "#/properties/b" }, b: { type: "number" } }),
       obj({ child: { $ref: "#" } }),
+      obj({ child: { $recursiveRef: "#" } }, { $schema: "https://json-schema.org/draft/2019-09/schema", $recursiveAnchor: true }),
       obj({ a: { const: { $ref: "#/not/a/schema" } } }),
       obj({ a: { $ref: "#/definitions/n" } }, { $schema: "http://json-schema.org/draft-07/schema#", definitions: { n: { type: "number" } } }),
     ];

@@ -1,4 +1,6 @@
+import { H3 } from "h3";
 import { describe, expect, it } from "vitest";
+import { defineMcpHandler, definePrompt, defineTool, McpJsonRpcError, mcpProgress } from "../../src/index.ts";
 import { coreApp } from "../fixtures/core-app.ts";
 import { call, messages, modernRequest, rawRequest, V } from "../helpers/wire.ts";
 import { expectError } from "../helpers/schemas.ts";
@@ -175,5 +177,62 @@ describe("body size limit", () => {
     });
     const r = await send(req);
     expect(r.status).toBe(413);
+  });
+});
+
+describe("answers that cannot be written as JSON", () => {
+  // A value that is not JSON data is the server's fault: -32603, told to onError, and the answer still ends,
+  // whether it leaves as JSON or as the last frame of a stream that already carried progress.
+  const seen: unknown[] = [];
+  const handler = defineMcpHandler(
+    {
+      name: "x",
+      version: "1",
+      prompts: [
+        definePrompt({
+          name: "bigint",
+          handler: async (e) => {
+            mcpProgress(e, 1);
+            await new Promise((r) => setTimeout(r, 1));
+            return { messages: [{ role: "user", content: { type: "text", text: "x" } }], extra: 1n } as never;
+          },
+        }),
+      ],
+      tools: [
+        defineTool({
+          name: "bigint_data",
+          handler: (e) => {
+            mcpProgress(e, 1);
+            throw new McpJsonRpcError(-32602, "refused", { amount: 1n });
+          },
+        }),
+      ],
+    },
+    { onError: (error) => seen.push(error) },
+  );
+  const served = new H3().all("/mcp", handler);
+
+  it.each([
+    ["as JSON", {}],
+    ["as the last frame of a stream", { progressToken: "p" }],
+  ])("ends a prompts/get whose result holds a BigInt with -32603, %s", async (_how, meta) => {
+    seen.length = 0;
+    const res = await served.fetch(modernRequest("prompts/get", { name: "bigint" }, { meta }));
+    const msgs = await messages(res);
+    expect(res.headers.get("content-type")).toContain("progressToken" in meta ? "text/event-stream" : "application/json");
+    expectError(msgs.at(-1), -32603);
+    expect(msgs.at(-1).error.message).toBe("Internal error");
+    expect(seen).toHaveLength(1);
+    expect(String(seen[0])).toMatch(/BigInt/);
+  });
+
+  it.each([
+    ["as JSON", {}],
+    ["as the last frame of a stream", { progressToken: "p" }],
+  ])("sends a protocol error whose data is not JSON without its data, %s", async (_how, meta) => {
+    const res = await served.fetch(modernRequest("tools/call", { name: "bigint_data" }, { meta }));
+    const last = (await messages(res)).at(-1);
+    expectError(last, -32602);
+    expect(last.error).toEqual({ code: -32602, message: "refused" });
   });
 });
