@@ -33,7 +33,17 @@ export function prepareJsonSchemaCheck(schema: JsonObject, where: string): JsonS
   let check = prepared.get(schema);
   if (check) return check;
   // The lookup of every schema the validator will know (it builds the same one for itself).
-  const unresolved = unresolvedRefs(schema, dereference(schema as never));
+  let known: Record<string, unknown>;
+  try {
+    known = dereference(schema as never);
+  } catch (error) {
+    // Two subschemas with one `$id`, or an `$id` that is no URI.
+    throw new TypeError(`${where} cannot be read as JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (usesDynamicRef(schema)) {
+    throw new TypeError(`${where} uses $dynamicRef, which this server cannot enforce: use $ref (and $defs) instead`);
+  }
+  const unresolved = unresolvedRefs(schema, known);
   if (unresolved.length) {
     const refs = unresolved.map((ref) => JSON.stringify(ref)).join(", ");
     throw new TypeError(
@@ -50,6 +60,18 @@ export function prepareJsonSchemaCheck(schema: JsonObject, where: string): JsonS
 }
 
 // --- Internal ---
+
+/** Whether any object in the schema has a `$dynamicRef`, which @cfworker/json-schema would silently ignore. */
+function usesDynamicRef(schema: JsonObject): boolean {
+  const seen = new Set<object>();
+  const visit = (node: unknown): boolean => {
+    if (typeof node !== "object" || node === null || seen.has(node)) return false;
+    seen.add(node);
+    if (Object.hasOwn(node, "$dynamicRef")) return true;
+    return Object.values(node).some(visit);
+  };
+  return visit(schema);
+}
 
 /**
  * The `$ref`s of the subschemas the validator will follow (those it marked with their absolute URI when

@@ -169,11 +169,13 @@ function requireSession(event: H3Event, mount: Mount): LegacySession {
 }
 
 function legacyPage(pages: string[], cursor: unknown): JsonObject {
-  return toLegacyResult(JSON.parse(pages[fromCursor(cursor, pages.length)]!) as JsonObject);
+  // A page's `_meta` is the serverInfo written into it at mount for 2026-07-28 clients: not a 2025 field.
+  const { _meta: _m, ...page } = JSON.parse(pages[fromCursor(cursor, pages.length)]!) as JsonObject;
+  return toLegacyResult(page);
 }
 
-/** 2025 results have no resultType and no cache hints. */
+/** 2025 results have no resultType and no cache hints; a result's own `_meta` (a tool's) is theirs too. */
 function toLegacyResult(result: JsonObject): JsonObject {
-  const { resultType: _r, ttlMs: _t, cacheScope: _c, _meta: _m, ...rest } = result;
+  const { resultType: _r, ttlMs: _t, cacheScope: _c, ...rest } = result;
   return rest;
 }

@@ -104,6 +104,17 @@ describe("JSON Schema references resolved at mount", () => {
     expect(prompt).toThrow(/^Prompt "p": arguments has a \$ref that cannot be resolved/);
   });
 
+  it.each([
+    ["two subschemas with one $id", obj({ a: { $id: "https://e.x/a", type: "string" }, b: { $id: "https://e.x/a", type: "number" } }), /cannot be read as JSON Schema: .*Duplicate schema URI/],
+    ["an $id that is no URI", obj({ a: { type: "string" } }, { $id: "http://[bad" }), /cannot be read as JSON Schema: .*Invalid URL/],
+    ["a $dynamicRef, which would go unenforced", obj({ a: { $dynamicRef: "#node" } }, { $dynamicAnchor: "node" }), /uses \$dynamicRef, which this server cannot enforce/],
+  ])("refuses a schema with %s as a TypeError naming the tool and the slot", (_kind, schema, message) => {
+    const mount = mountTools(tool("t", { inputSchema: schema }));
+    expect(mount).toThrow(TypeError);
+    expect(mount).toThrow(/^Tool "t": inputSchema /);
+    expect(mount).toThrow(message);
+  });
+
   it("accepts references the schema resolves: $defs, $id-relative, anchors, the root; and a $ref that is only data", () => {
     const schemas = [
       obj({ a: { $ref: "#/$defs/n" } }, { $defs: { n: { type: "number" } } }),

@@ -137,6 +137,9 @@ export function serverInfoSuite(label: string, instances: () => McpTasksOptions[
         const { app } = served();
         const results = await everyResult(app, meta);
         for (const [label, result] of Object.entries(results)) expect([label, result._meta?.[INFO]]).toEqual([label, serverInfo]);
+        // A synchronous answer that queued no frame leaves as JSON, progress asked for or not.
+        const sync = await call(app, "tools/call", { name: "echo", arguments: { text: "hi" } }, { caps, meta });
+        expect(sync.res.headers.get("content-type")).toBe("application/json");
         expectResult({ jsonrpc: "2.0", id: 1, result: results["tools/call"] }, S.callTool);
         expectShape(S.createTask, results["tools/call answered with a task"]);
         expectShape(S.getTask, results["tasks/get of a finished task"]);
@@ -239,6 +242,8 @@ export function serverInfoSuite(label: string, instances: () => McpTasksOptions[
       // A legacy session lives on the instance that opened it.
       const { handlers } = served();
       const client = await legacyClient(appFor(handlers[0]!));
+      const own = await client.request("tools/call", { name: "own_meta" });
+      expect(own.body.result).toEqual({ content: [], _meta: { "com.example/trace": "t1" } });
       for (const [name, progressToken] of [["echo", undefined], ["echo", "p1"], ["report_then_answer", "p2"], ["report_then_answer_later", "p3"]] as const) {
         const params = { name, arguments: name === "echo" ? { text: "hi" } : {}, ...(progressToken && { _meta: { progressToken } }) };
         const r = await client.request("tools/call", params);
