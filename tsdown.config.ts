@@ -6,6 +6,7 @@ export default defineConfig({
     tasks: "src/tasks/index.ts",
     "tasks-redis": "src/tasks/redis/index.ts",
     "tasks-testing": "src/tasks/testing/index.ts",
+    auth: "src/auth/index.ts",
     machines: "machines/index.ts",
     // The two targets of package.json's `imports` "#workers-platform", which stays an import in dist so
     // that the app's bundler picks one by its conditions (workerd or not).
@@ -17,5 +18,5 @@ export default defineConfig({
   target: "node20",
   dts: true,
   clean: true,
-  external: ["h3", "srvx", "xstate", "zod", "nanoid", "redis", "@cfworker/json-schema", "#workers-platform", "cloudflare:workers"],
+  external: ["h3", "srvx", "xstate", "zod", "nanoid", "redis", "@cfworker/json-schema", "jose", "#workers-platform", "cloudflare:workers"],
 });

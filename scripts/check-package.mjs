@@ -55,6 +55,8 @@ try {
   const rootEntry = targets.get(".").find((f) => f.endsWith(".mjs"));
   const fromRoot = packagesReachedFrom(path.join(pkgDir, rootEntry));
   for (const name of optionalPeers) check(!fromRoot.has(name), `the root entry loads the optional peer "${name}": only its own entry may`);
+  // A server without authorization loads nothing of the JOSE library: only "h3-mcp/auth" does.
+  check(!fromRoot.has("jose"), 'the root entry loads "jose": only "h3-mcp/auth" may');
 
   // 3. Linters on exactly what was packed. ESM only: require() works through Node's require(esm), which
   // the TypeScript inside arethetypeswrong does not model, hence its esm-only profile.

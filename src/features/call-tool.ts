@@ -3,6 +3,7 @@ import { invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
 import { checkParamHeaders } from "../protocol/headers.ts";
 import { validateNow } from "../protocol/schema.ts";
 import { verifyRequestState, type MethodCall } from "./call-context.ts";
+import { requireOperationScopes } from "./authorization.ts";
 import { requiredTaskRefusal } from "./task-api.ts";
 import { toolError, toolResultNow } from "./tool-result.ts";
 import type { CompiledTool } from "./tools.ts";
@@ -22,6 +23,8 @@ export function callTool(call: MethodCall): JsonObject | Promise<JsonObject> {
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name");
   const tool = server.tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+  // The name is the body's (a modern request's Mcp-Name header was already checked against it).
+  requireOperationScopes(ctx["~mount"].auth, ctx.auth, tool.def.scopes);
   if (tool.def.execution?.taskSupport === "required") {
     const refused = requiredTaskRefusal(event, name);
     if (refused) throw refused;

@@ -66,14 +66,21 @@ export type ListMethod = "tools/list" | "prompts/list" | "resources/list" | "res
 const compiledByTools = new WeakMap<readonly ToolDefinition<any>[], Map<string, CompiledTool>>();
 const EMPTY_TOOLS: ToolDefinition<any>[] = [];
 
-export function compileServer(options: McpServerOptions): CompiledServer {
+/**
+ * Compiles options once. `perCaller`: they were made for one caller (options as a function of an
+ * authenticated event), so nothing they produce may be served with a shared cache scope.
+ */
+export function compileServer(options: McpServerOptions, perCaller = false): CompiledServer {
   const toolDefs = options.tools ?? EMPTY_TOOLS;
   let tools = compiledByTools.get(toolDefs);
   if (!tools) {
     tools = compileTools(toolDefs);
     compiledByTools.set(toolDefs, tools);
   }
-  const cache: Required<CacheHints> = { ttlMs: options.cache?.ttlMs ?? 60_000, cacheScope: options.cache?.cacheScope ?? "public" };
+  const cache: Required<CacheHints> = {
+    ttlMs: options.cache?.ttlMs ?? 60_000,
+    cacheScope: perCaller ? "private" : (options.cache?.cacheScope ?? "public"),
+  };
   const serverInfo: Implementation = { name: options.name, version: options.version };
   if (options.title !== undefined) serverInfo.title = options.title;
   if (options.description !== undefined) serverInfo.description = options.description;
@@ -147,8 +154,15 @@ export interface ServerResolver {
   recompile?(next: (current: McpServerOptions) => McpServerOptions): void;
 }
 
-/** Resolves the options for a request: compiled once when static, per request (with caching) when a function. */
-export function createServerResolver(options: McpServerOptions | ((event: H3Event) => McpServerOptions)): ServerResolver {
+/**
+ * Resolves the options for a request: compiled once when static, per request (with caching) when a
+ * function. `authenticated`: a function of the event may then answer per caller, so its lists and
+ * discover result are never served with a shared cache scope.
+ */
+export function createServerResolver(
+  options: McpServerOptions | ((event: H3Event) => McpServerOptions),
+  authenticated = false,
+): ServerResolver {
   if (typeof options !== "function") {
     // The arrays are copied so that editing the app's own arrays later changes nothing: changes go through recompile.
     let compiled = compileServer({
@@ -171,7 +185,7 @@ export function createServerResolver(options: McpServerOptions | ((event: H3Even
       const resolved = options(event);
       let compiled = byOptions.get(resolved);
       if (!compiled) {
-        compiled = compileServer(resolved);
+        compiled = compileServer(resolved, authenticated);
         byOptions.set(resolved, compiled);
       }
       return compiled;

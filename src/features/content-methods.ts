@@ -1,17 +1,19 @@
 // prompts/get, resources/read and completion/complete, for both eras.
 import { ErrorCode, invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
 import { verifyRequestState, type MethodCall } from "./call-context.ts";
+import { requireOperationScopes } from "./authorization.ts";
 import { assertPromptArguments, toPromptResult, type Completer } from "./prompts.ts";
 import { toReadResult } from "./resources.ts";
 import { validateOrThrow } from "../protocol/schema.ts";
 import type { JsonObject } from "../protocol/types.ts";
 
 export async function getPrompt(call: MethodCall): Promise<JsonObject> {
-  const { event, server, params } = call;
+  const { event, server, params, ctx } = call;
   const name = params.name;
   if (typeof name !== "string") throw invalidParams("prompts/get needs params.name");
   const prompt = server.prompts.get(name);
   if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+  requireOperationScopes(ctx["~mount"].auth, ctx.auth, prompt.def.scopes);
   verifyRequestState(call);
   const args = await validateOrThrow(prompt.arguments, assertPromptArguments(params.arguments), `arguments for prompt ${name}`);
   const result = toPromptResult(await prompt.def.handler(event, args as never));
@@ -20,7 +22,8 @@ export async function getPrompt(call: MethodCall): Promise<JsonObject> {
 }
 
 export async function readResource(call: MethodCall): Promise<JsonObject> {
-  const { event, server, params } = call;
+  const { event, server, params, ctx } = call;
+  const guard = ctx["~mount"].auth;
   const uri = params.uri;
   if (typeof uri !== "string") throw invalidParams("resources/read needs params.uri");
   let value: unknown;
@@ -28,6 +31,7 @@ export async function readResource(call: MethodCall): Promise<JsonObject> {
   let cache = server.cache;
   const fixed = server.resources.get(uri);
   if (fixed) {
+    requireOperationScopes(guard, ctx.auth, fixed.scopes);
     verifyRequestState(call);
     value = await fixed.read(event, uri);
     mimeType = fixed.mimeType;
@@ -37,6 +41,7 @@ export async function readResource(call: MethodCall): Promise<JsonObject> {
     for (const template of server.templates) {
       const variables = template.matcher.match(uri);
       if (!variables) continue;
+      requireOperationScopes(guard, ctx.auth, template.def.scopes);
       verifyRequestState(call);
       value = await template.def.read(event, uri, variables);
       mimeType = template.def.mimeType;
@@ -62,7 +67,7 @@ export async function readResource(call: MethodCall): Promise<JsonObject> {
 
 const MAX_COMPLETIONS = 100;
 
-export async function complete({ event, server, params }: MethodCall): Promise<JsonObject> {
+export async function complete({ event, server, params, ctx }: MethodCall): Promise<JsonObject> {
   const ref = params.ref as JsonObject | undefined;
   const argument = params.argument as JsonObject | undefined;
   if (!ref || typeof ref !== "object" || !argument || typeof argument.name !== "string") {
@@ -74,11 +79,13 @@ export async function complete({ event, server, params }: MethodCall): Promise<J
     if (typeof ref.name !== "string") throw invalidParams("ref.name must be a string");
     const prompt = server.prompts.get(ref.name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
+    requireOperationScopes(ctx["~mount"].auth, ctx.auth, prompt.def.scopes);
     completers = prompt.def.complete;
   } else if (ref.type === "ref/resource") {
     if (typeof ref.uri !== "string") throw invalidParams("ref.uri must be a string");
     const template = server.templates.find((t) => t.def.uriTemplate === ref.uri);
     if (!template && !server.resources.has(ref.uri)) throw invalidParams("Resource not found", { uri: ref.uri });
+    requireOperationScopes(ctx["~mount"].auth, ctx.auth, (template?.def ?? server.resources.get(ref.uri))?.scopes);
     completers = template?.def.complete;
   } else {
     throw invalidParams("ref.type must be ref/prompt or ref/resource");

@@ -10,6 +10,7 @@
 //   change-hub.ts                       list-changed and resource-updated announcements, fanned out to streams
 //   list-changes.ts                     adding, replacing, removing tools/prompts/resources after mount
 //   task-api.ts                         mcpTask, canCreateTask: they find the tasks plugin on the request
+//   authorization.ts                    McpAuthInfo, the guard contract the handler calls, getMcpAuth
 // Imports: protocol/ and utils/ only, never transport/ or tasks/.
 // This file is the layer's public face, re-exported by src/index.ts; code inside src/ imports the files themselves.
 export type { McpServerOptions } from "./compiled-server.ts";
@@ -36,6 +37,10 @@ export type { CreateMessageResult, ElicitResult, InputAnswers, InputRequest, Lis
 export { mcpInput, mcpInputResponses } from "./mrtr/answers.ts";
 export { mcpValidateElicitation } from "./mrtr/validate-answers.ts";
 export { mcpRequestState } from "./mrtr/request-state.ts";
+
+// Authorization (the guard itself is mcpAuth() from "h3-mcp/auth")
+export { getMcpAuth } from "./authorization.ts";
+export type { McpAuthGuard, McpAuthInfo } from "./authorization.ts";
 
 // Extension plugins
 export { defineMcpPlugin } from "./extension-plugin.ts";

@@ -36,6 +36,8 @@ export interface PromptDefinition<S extends SchemaInput | undefined = SchemaInpu
   arguments?: S;
   /** Completion callbacks, by argument name (`completion/complete`). */
   complete?: Record<string, Completer>;
+  /** OAuth scopes `prompts/get` (and completing its arguments) needs besides the route's; see a tool's `scopes`. */
+  scopes?: readonly string[];
   _meta?: JsonObject;
   handler(event: H3Event, args: PromptArgsOf<S>): PromptReturn | Promise<PromptReturn>;
 }

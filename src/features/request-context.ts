@@ -6,6 +6,7 @@ import type { McpExtensionPlugin } from "./extension-plugin.ts";
 import type { Hub } from "./change-hub.ts";
 import type { CompiledTool } from "./tools.ts";
 import type { RequestStateSigner } from "./mrtr/request-state-signer.ts";
+import type { McpAuthGuard, McpAuthInfo } from "./authorization.ts";
 
 /**
  * What the features layer reaches of the handler serving a request (the transport's mount is a
@@ -20,6 +21,8 @@ export interface HandlerMount {
   readonly hub: Hub;
   /** The handler's hook for unexpected errors (the client only sees a generic internal error). */
   readonly onError?: (error: unknown, event: H3Event) => void;
+  /** The handler's authorization, when it has one: per-operation scopes are checked through it. */
+  readonly auth?: McpAuthGuard;
 }
 
 /** What h3-mcp knows about the MCP request an h3 event carries. */
@@ -42,6 +45,8 @@ export interface McpContext {
   sessionId?: string;
   /** Plugins installed and enabled for this request, by extension id. */
   extensions: ReadonlyMap<string, McpExtensionPlugin>;
+  /** Who made the request, as the handler's `auth` verified it; undefined when the handler has no `auth`. */
+  auth?: McpAuthInfo;
   /** Sends `notifications/progress` when the request carried a `progressToken`; otherwise a no-op. */
   progress(progress: number, total?: number, message?: string): void;
   /** Sends `notifications/message` when the request asked for logs at this level or below; otherwise a no-op. */

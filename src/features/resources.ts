@@ -38,6 +38,8 @@ interface ResourceMeta {
   _meta?: JsonObject;
   /** Cache hints for reads of this resource; the server's by default. */
   cache?: CacheHints;
+  /** OAuth scopes reading it needs besides the route's; see a tool's `scopes`. */
+  scopes?: readonly string[];
 }
 
 export interface ResourceDefinition extends ResourceMeta {

@@ -31,6 +31,11 @@ export interface ToolDefinition<S extends SchemaInput | undefined = SchemaInput 
   annotations?: ToolAnnotations;
   /** Listed as given; `taskSupport: "required"` is enforced by the tasks plugin. */
   execution?: { taskSupport?: TaskSupport };
+  /**
+   * OAuth scopes a call needs besides the route's (the handler's `auth`): a token without them gets 403
+   * `insufficient_scope` naming them, so the client can step up. The tool is listed to everyone.
+   */
+  scopes?: readonly string[];
   _meta?: JsonObject;
   /** Runs the tool. `args` were validated against `inputSchema`. */
   handler(event: H3Event, args: ArgsOf<S>): ToolReturn | Promise<ToolReturn>;

@@ -30,6 +30,8 @@ export interface McpTasksOptions<S extends TaskStore = TaskStore> {
   /**
    * Scopes a task to its caller: computed at creation and on every later request, compared by value (a
    * string as it is, any other JSON value by its canonical JSON). A value that is neither refuses creation.
+   * Default: with the handler's `auth`, the token's issuer and subject (so one caller never sees another's
+   * tasks); without it, nobody (every task is reachable by its id alone).
    */
   bind?: (event: H3Event) => unknown;
   /**
@@ -68,7 +70,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
   const ttlMs = options.ttlMs === null ? null : positiveInteger("ttlMs", options.ttlMs === undefined ? 600_000 : options.ttlMs, " or null");
   const pollIntervalMs = positiveInteger("pollIntervalMs", options.pollIntervalMs === undefined ? 1000 : options.pollIntervalMs);
   const bind = options.bind;
-  const ownerOf = bind ? (event: H3Event) => ownerKey(callBind(bind, event)) : () => UNBOUND;
+  const ownerOf = bind ? (event: H3Event) => ownerKey(callBind(bind, event)) : authenticatedOwner;
   const origin = options.origin;
 
   const store = options.store ?? (memoryTaskStore() as TaskStore as S);
@@ -133,6 +135,12 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
 export type { McpExtensionPlugin };
 
 // --- Internal ---
+
+/** The default owner: who the handler's `auth` verified (issuer and subject), or nobody without auth. */
+function authenticatedOwner(event: H3Event): string {
+  const auth = getMcpContext(event).auth;
+  return auth ? ownerKey({ iss: auth.issuer, sub: auth.subject })! : UNBOUND;
+}
 
 function positiveInteger(name: string, value: unknown, orElse = ""): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {

@@ -15,6 +15,8 @@ import { createSessionStore, type SessionOptions } from "./sessions.ts";
 import { LEGACY_VERSIONS, META, MODERN_VERSION } from "../protocol/types.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { emptyResponse, errorResponse, jsonResponse, toJsonRpcError, type Era, type WireResponse } from "../protocol/wire.ts";
+import { assertScopesGuarded, type McpAuthGuard, type McpAuthInfo } from "../features/authorization.ts";
+import { isThenable } from "../utils/is-thenable.ts";
 
 /** Transport, security and extension settings, fixed at mount. */
 export interface McpHandlerConfig extends OriginPolicy {
@@ -28,6 +30,12 @@ export interface McpHandlerConfig extends OriginPolicy {
   legacy?: boolean | SessionOptions;
   /** Called with unexpected errors (the client only sees a generic internal error). */
   onError?: (error: unknown, event: H3Event) => void;
+  /**
+   * Protects the route as an OAuth 2.1 resource server: `mcpAuth(...)` from "h3-mcp/auth". Every request
+   * (both eras, GET and DELETE of legacy sessions too) is authenticated before anything else runs, and the
+   * identity is on the request (`getMcpAuth(event)`, `getMcpContext(event).auth`).
+   */
+  auth?: McpAuthGuard;
   /**
    * Milliseconds between the keep-alive comments on listen and legacy GET streams. Default 5000:
    * well under Bun's default 10 s idle timeout, the strictest among the servers h3 runs on.
@@ -88,7 +96,7 @@ export function defineMcpHandler(
     }
   }
   const legacy = config.legacy ?? true;
-  const resolver = createServerResolver(options);
+  const resolver = createServerResolver(options, config.auth !== undefined);
   const mount: Mount = {
     resolve: resolver.resolve,
     dynamic: typeof options === "function",
@@ -104,7 +112,9 @@ export function defineMcpHandler(
     legacy: legacy !== false,
     keepAliveMs: keepAliveInterval(config.keepAliveMs),
     onError: config.onError,
+    auth: config.auth,
   };
+  if (!config.auth && typeof options !== "function") assertScopesGuarded(options);
   for (const plugin of plugins) plugin["~attachHub"]?.(mount.hub);
   const checkOrigin = createOriginCheck(config);
   const maxBody = config.maxBodySize ?? DEFAULT_MAX_BODY;
@@ -115,11 +125,18 @@ export function defineMcpHandler(
     try {
       const denied = checkOrigin(event.req);
       if (denied) return errorResponse(undefined, new McpJsonRpcError(ErrorCode.InvalidRequest, `Forbidden: ${denied}`, undefined, 403), era);
+      // Before anything else runs: no body is read, no session touched, for a request that is not let in.
+      let auth: McpAuthInfo | undefined;
+      if (mount.auth) {
+        const verified = mount.auth.authenticate(event.req);
+        auth = isThenable(verified) ? await verified : verified;
+        event.context.mcpAuth = auth;
+      }
       const method = event.req.method;
       if (method !== "POST") {
         if ((method === "GET" || method === "DELETE") && mount.legacy && event.req.headers.has("mcp-session-id")) {
           era = "legacy";
-          return handleLegacyStream(event, mount);
+          return handleLegacyStream(event, mount, auth);
         }
         return jsonResponse(
           JSON.stringify({ jsonrpc: "2.0", error: { code: ErrorCode.InvalidRequest, message: "Method not allowed: use POST" } }),
@@ -128,7 +145,7 @@ export function defineMcpHandler(
         );
       }
       const msg = parseMessage(await readBodyText(event.req, maxBody));
-      if ("response" in msg) return acceptResponse(event, mount, msg.response);
+      if ("response" in msg) return acceptResponse(event, mount, msg.response, auth);
       id = msg.id;
       if (!mount.legacy && msg.method === "initialize") {
         throw new McpJsonRpcError(ErrorCode.UnsupportedProtocolVersion, "This server speaks 2026-07-28 only: no initialize", {
@@ -137,7 +154,7 @@ export function defineMcpHandler(
         });
       }
       era = mount.legacy && isLegacy(event, mount, msg) ? "legacy" : "modern";
-      return era === "legacy" ? await handleLegacy(event, mount, msg) : await handleModern(event, mount, msg);
+      return era === "legacy" ? await handleLegacy(event, mount, msg, auth) : await handleModern(event, mount, msg, auth);
     } catch (error) {
       return errorResponse(id, toJsonRpcError(reportUnexpected(mount, error, event)), era);
     }
@@ -176,9 +193,9 @@ function listChange(resolver: ServerResolver, mount: Mount, operation: ListOpera
 }
 
 /** A client's response to a server-to-client request (legacy sessions only). */
-function acceptResponse(event: H3Event, mount: Mount, response: JsonObject): WireResponse {
+function acceptResponse(event: H3Event, mount: Mount, response: JsonObject, auth: McpAuthInfo | undefined): WireResponse {
   const id = event.req.headers.get("mcp-session-id");
-  const session = id === null || !mount.legacy ? undefined : mount.sessions.get(id);
+  const session = id === null || !mount.legacy ? undefined : mount.sessions.get(id, auth);
   if (!session || !deliverResponse(session, response)) {
     throw new McpJsonRpcError(ErrorCode.InvalidRequest, "No request is waiting for this response");
   }

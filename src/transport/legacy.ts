@@ -11,7 +11,9 @@ import { withInputBridge } from "./legacy-input.ts";
 import type { MethodCall } from "../features/call-context.ts";
 import { serves } from "./modern.ts";
 import { fromCursor } from "../features/compiled-server.ts";
-import type { LegacySession } from "./sessions.ts";
+import { principalOf, type LegacySession } from "./sessions.ts";
+import type { McpAuthInfo } from "../features/authorization.ts";
+import { atExpiry } from "./expiry.ts";
 import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel } from "../protocol/types.ts";
 import { LEGACY_VERSIONS, LOG_LEVELS } from "../protocol/types.ts";
 import { emptyResponse, jsonResponse, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
@@ -20,13 +22,13 @@ import type { JsonRpcMessage } from "./modern.ts";
 const NO_EXTENSIONS: ReadonlyMap<string, McpExtensionPlugin> = new Map();
 const LATEST_LEGACY = LEGACY_VERSIONS[0];
 
-export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage): Promise<WireResponse> {
+export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage, auth?: McpAuthInfo): Promise<WireResponse> {
   const params = msg.params ?? {};
   if (msg.method === "initialize") {
     if (msg.id === undefined) return emptyResponse(202);
-    return initialize(event, mount, msg.id, params);
+    return initialize(event, mount, msg.id, params, auth);
   }
-  const session = requireSession(event, mount);
+  const session = requireSession(event, mount, auth);
   const headerVersion = event.req.headers.get("mcp-protocol-version");
   if (headerVersion !== null && !(LEGACY_VERSIONS as readonly string[]).includes(headerVersion)) {
     throw new McpJsonRpcError(ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version: ${headerVersion}`, undefined, 400);
@@ -46,6 +48,7 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
     meta: (params._meta as JsonObject | undefined) ?? {},
     sessionId: session.id,
     extensions: NO_EXTENSIONS,
+    auth,
     mount,
     sessionLogLevel: session.logLevel,
   });
@@ -90,8 +93,8 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
 }
 
 /** GET opens the session's stream for server notifications; DELETE ends the session. */
-export function handleLegacyStream(event: H3Event, mount: Mount): WireResponse {
-  const session = requireSession(event, mount);
+export function handleLegacyStream(event: H3Event, mount: Mount, auth?: McpAuthInfo): WireResponse {
+  const session = requireSession(event, mount, auth);
   if (event.req.method === "DELETE") {
     mount.sessions.delete(session.id);
     return emptyResponse(200);
@@ -99,8 +102,10 @@ export function handleLegacyStream(event: H3Event, mount: Mount): WireResponse {
   session.closeStream?.();
   let timer: ReturnType<typeof setInterval> | undefined;
   let off: (() => void) | undefined;
+  let stopExpiry: (() => void) | undefined;
   const cleanup = () => {
     if (timer) clearInterval(timer);
+    stopExpiry?.();
     off?.();
     if (session.closeStream === close) session.closeStream = undefined;
   };
@@ -131,6 +136,8 @@ export function handleLegacyStream(event: H3Event, mount: Mount): WireResponse {
         }
       };
       session.closeStream = close;
+      // The stream ends with the token that opened it; the client reopens it with a fresh one.
+      stopExpiry = atExpiry(auth?.expiresAt, () => close());
     },
     cancel: () => cleanup(),
   });
@@ -139,7 +146,7 @@ export function handleLegacyStream(event: H3Event, mount: Mount): WireResponse {
 
 // --- Internal ---
 
-function initialize(event: H3Event, mount: Mount, id: NonNullable<JsonRpcMessage["id"]>, params: JsonObject): WireResponse {
+function initialize(event: H3Event, mount: Mount, id: NonNullable<JsonRpcMessage["id"]>, params: JsonObject, auth: McpAuthInfo | undefined): WireResponse {
   const requested = params.protocolVersion;
   const version =
     typeof requested === "string" && (LEGACY_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_LEGACY;
@@ -149,6 +156,7 @@ function initialize(event: H3Event, mount: Mount, id: NonNullable<JsonRpcMessage
     protocolVersion: version,
     clientCapabilities: typeof caps === "object" && caps !== null ? (caps as ClientCapabilities) : {},
     clientInfo: typeof clientInfo === "object" && clientInfo !== null ? (clientInfo as Implementation) : undefined,
+    principal: principalOf(auth),
   });
   const server = mount.resolve(event);
   const result: JsonObject = {
@@ -160,10 +168,11 @@ function initialize(event: H3Event, mount: Mount, id: NonNullable<JsonRpcMessage
   return jsonResponse(toResultMessage(id, result), 200, { "mcp-session-id": session.id });
 }
 
-function requireSession(event: H3Event, mount: Mount): LegacySession {
+function requireSession(event: H3Event, mount: Mount, auth: McpAuthInfo | undefined): LegacySession {
   const id = event.req.headers.get("mcp-session-id");
   if (id === null) throw new McpJsonRpcError(ErrorCode.InvalidRequest, "Bad Request: missing Mcp-Session-Id header", undefined, 400);
-  const session = mount.sessions.get(id);
+  // Someone else's session reads exactly like one that does not exist.
+  const session = mount.sessions.get(id, auth);
   if (!session) throw new McpJsonRpcError(ErrorCode.InvalidRequest, "Session not found", undefined, 404);
   return session;
 }

@@ -6,6 +6,7 @@ import type { Hub } from "../features/change-hub.ts";
 import type { ListenStream, McpExtensionPlugin } from "../features/extension-plugin.ts";
 import type { JsonObject, RequestId } from "../protocol/types.ts";
 import { META } from "../protocol/types.ts";
+import { atExpiry } from "./expiry.ts";
 import { type ResultMeta, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
 
 /** Core list filters and whether this server advertises the list. */
@@ -34,15 +35,18 @@ export function openListenStream(
   open: Set<EndableStream>,
   keepAliveMs: number,
   resultMeta?: ResultMeta,
+  /** When the request's token expires (ms since the epoch): the stream ends then, and the client comes back with a new one. */
+  expiresAt?: number,
 ): WireResponse | Promise<WireResponse> {
   const requested = params.notifications;
   if (typeof requested !== "object" || requested === null || Array.isArray(requested)) {
     throw invalidParams("subscriptions/listen needs params.notifications");
   }
   const wanted = requested as JsonObject;
-  const stream = createStream(id, keepAliveMs, resultMeta);
+  const stream = createStream(id, keepAliveMs, resultMeta, expiresAt);
   open.add(stream);
   stream.onClose(() => open.delete(stream));
+
   const agreed: JsonObject = {};
   try {
     const lists = new Set<string>();
@@ -95,7 +99,7 @@ export function openListenStream(
 
 // --- Internal ---
 
-function createStream(id: RequestId, keepAliveMs: number, resultMeta: ResultMeta | undefined) {
+function createStream(id: RequestId, keepAliveMs: number, resultMeta: ResultMeta | undefined, expiresAt: number | undefined) {
   const meta = { [META.subscriptionId]: id };
   const closers: (() => void)[] = [];
   const pending: Uint8Array[] = [];
@@ -159,6 +163,8 @@ function createStream(id: RequestId, keepAliveMs: number, resultMeta: ResultMeta
           }, keepAliveMs);
           // Keep-alives must not hold a process open that has nothing else to do.
           timer.unref?.();
+          const stop = atExpiry(expiresAt, () => stream.end());
+          if (stop) closers.push(stop);
         },
         cancel() {
           close();

@@ -12,6 +12,7 @@ import { fromCursor, type CompiledServer } from "../features/compiled-server.ts"
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/types.ts";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
 import { emptyResponse, jsonResponse, toResultMessageRaw, type WireResponse } from "../protocol/wire.ts";
+import type { McpAuthInfo } from "../features/authorization.ts";
 
 export interface JsonRpcMessage {
   method: string;
@@ -32,7 +33,7 @@ const CORE_METHODS = new Set([
   "completion/complete",
 ]);
 
-export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMessage): Promise<WireResponse> {
+export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMessage, auth?: McpAuthInfo): Promise<WireResponse> {
   const headers = event.req.headers;
   const params = msg.params ?? {};
   const method = msg.method;
@@ -84,6 +85,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
     params,
     meta: m,
     extensions,
+    auth,
     mount,
     resultMeta: server.resultMeta,
   });
@@ -104,7 +106,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
       return jsonResponse(toResultMessageRaw(msg.id, pages[fromCursor(params.cursor, pages.length)]!));
     }
     case "subscriptions/listen":
-      return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values(), mount.streams, mount.keepAliveMs, server.resultMeta);
+      return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values(), mount.streams, mount.keepAliveMs, server.resultMeta, auth?.expiresAt);
     case "tools/call":
       return respond(ctx, () => callTool(call), "modern");
     case "prompts/get":

@@ -23,7 +23,7 @@ import { isThenable } from "../utils/is-thenable.ts";
 
 export type RequestInit = Pick<
   McpContext,
-  "era" | "protocolVersion" | "clientCapabilities" | "clientInfo" | "method" | "requestId" | "params" | "meta" | "sessionId" | "extensions"
+  "era" | "protocolVersion" | "clientCapabilities" | "clientInfo" | "method" | "requestId" | "params" | "meta" | "sessionId" | "extensions" | "auth"
 > & {
   mount: HandlerMount;
   /** Minimum log level set for the session (legacy `logging/setLevel`). */
@@ -80,6 +80,7 @@ class Context implements RequestContext {
   params: JsonObject;
   readonly sessionId: string | undefined;
   readonly extensions: RequestContext["extensions"];
+  readonly auth: RequestContext["auth"];
   readonly "~mount": HandlerMount;
   "~requestState"?: unknown;
   readonly "~channel": Channel | undefined;
@@ -102,6 +103,7 @@ class Context implements RequestContext {
     this.params = init.params;
     this.sessionId = init.sessionId;
     this.extensions = init.extensions;
+    this.auth = init.auth;
     this["~mount"] = init.mount;
     this["~resultMeta"] = init.resultMeta;
     this.#event = event;

@@ -1,5 +1,6 @@
 import { nanoid } from "nanoid";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/types.ts";
+import type { McpAuthInfo } from "../features/authorization.ts";
 
 /** A legacy (initialize-based) session. */
 export interface LegacySession {
@@ -8,6 +9,8 @@ export interface LegacySession {
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
   logLevel?: LoggingLevel;
+  /** Who opened it (issuer and subject), when the handler authenticates: only they may use it. */
+  principal?: string;
   lastSeen: number;
   /** Closes the session's GET stream, if one is open. */
   closeStream?: () => void;
@@ -54,10 +57,11 @@ export function createSessionStore(options: SessionOptions = {}, now: () => numb
       if (sessions.size > max) sweep();
       return session;
     },
-    get(id: string): LegacySession | undefined {
+    /** The session, unless unknown, idle too long, or opened by someone other than `auth`. */
+    get(id: string, auth?: McpAuthInfo): LegacySession | undefined {
       sweep();
       const session = sessions.get(id);
-      if (!session) return undefined;
+      if (!session || session.principal !== principalOf(auth)) return undefined;
       session.lastSeen = now();
       sessions.delete(id);
       sessions.set(id, session);
@@ -80,3 +84,8 @@ export function createSessionStore(options: SessionOptions = {}, now: () => numb
 }
 
 export type SessionStore = ReturnType<typeof createSessionStore>;
+
+/** Whom a session belongs to: the token's issuer and subject, as one string; undefined without auth. */
+export function principalOf(auth: McpAuthInfo | undefined): string | undefined {
+  return auth && JSON.stringify([auth.issuer, auth.subject]);
+}

@@ -9,7 +9,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const rel = (file: string) => path.relative(root, file);
 const graph = importGraph([path.join(root, "src"), path.join(root, "machines")]);
 
-/** What each folder may import, lowest first: protocol ← features ← transport ← tasks; machines and utils below all. */
+/**
+ * What each folder may import, lowest first: protocol ← features ← transport ← tasks; machines and utils below
+ * all. auth/ sits beside transport and tasks: it implements the features layer's guard contract, and nothing
+ * in the core imports it.
+ */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   machines: ["machines"],
   "src/utils": ["src/utils"],
@@ -17,6 +21,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   "src/features": ["src/features", "src/protocol", "src/utils", "machines"],
   "src/transport": ["src/transport", "src/features", "src/protocol", "src/utils", "machines"],
   "src/tasks": ["src/tasks", "src/transport", "src/features", "src/protocol", "src/utils", "machines"],
+  "src/auth": ["src/auth", "src/features", "src/protocol", "src/utils"],
 };
 const layerOf = (file: string) =>
   Object.keys(MAY_IMPORT)
@@ -52,6 +57,18 @@ describe("the import graph of src/ and machines/", () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("keeps the auth entry out of every other entry: only its own index reaches it, and it loads jose alone", () => {
+    const intoAuth = [...graph].filter(([file, imports]) => !rel(file).startsWith("src/auth/") && imports.some((t) => rel(t).startsWith("src/auth/")));
+    expect(intoAuth.map(([file]) => rel(file))).toEqual([]);
+    const packages = new Set<string>();
+    for (const file of [...graph.keys()].filter((f) => rel(f).startsWith("src/auth/"))) {
+      for (const { fileName } of ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles) {
+        if (!fileName.startsWith(".")) packages.add(fileName);
+      }
+    }
+    expect([...packages].sort()).toEqual(["h3", "jose"]);
   });
 
   it("keeps machines/ on xstate alone", () => {

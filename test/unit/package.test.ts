@@ -6,6 +6,7 @@ import * as root from "../../src/index.ts";
 import * as tasks from "../../src/tasks/index.ts";
 import * as redis from "../../src/tasks/redis/index.ts";
 import * as testing from "../../src/tasks/testing/index.ts";
+import * as auth from "../../src/auth/index.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
@@ -28,6 +29,7 @@ describe("public entries", () => {
         "defineResource",
         "defineResourceTemplate",
         "defineTool",
+        "getMcpAuth",
         "getMcpContext",
         "mcpElicit",
         "mcpElicitUrl",
@@ -49,6 +51,15 @@ describe("public entries", () => {
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
     expect(Object.keys(redis).sort()).toEqual(["redisTaskStore"]);
     expect(Object.keys(testing).sort()).toEqual(["KitAssertionError", "taskStoreSuite"]);
+    expect(Object.keys(auth).sort()).toEqual([
+      "ASYMMETRIC_ALGORITHMS",
+      "AuthorizationServerUnavailableError",
+      "InvalidTokenError",
+      "getMcpAuth",
+      "introspectionVerifier",
+      "jwtVerifier",
+      "mcpAuth",
+    ]);
   });
 
   it("serves mcpTask and canCreateTask from both entries as the same functions", () => {
@@ -56,6 +67,7 @@ describe("public entries", () => {
     expect(root.canCreateTask).toBe(tasks.canCreateTask);
     expect(root.McpJsonRpcError).toBe(tasks.McpJsonRpcError);
     expect(root.mcpElicit).toBe(tasks.mcpElicit);
+    expect(root.getMcpAuth).toBe(auth.getMcpAuth);
   });
 
   it("declares every entry with types and one ESM file that import and require() both resolve", () => {
@@ -74,7 +86,7 @@ describe("public entries", () => {
     expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0 || ^2.0.1-rc.2", redis: ">=5" });
     // Only the Redis entry loads its client, and only an app that uses it installs one.
     expect(pkg.peerDependenciesMeta).toEqual({ redis: { optional: true } });
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(["@cfworker/json-schema", "nanoid", "srvx", "xstate"]);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["@cfworker/json-schema", "jose", "nanoid", "srvx", "xstate"]);
     expect(pkg.dependencies.zod).toBeUndefined();
     expect(pkg.devDependencies.h3).toBeDefined();
   });

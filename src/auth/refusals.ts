@@ -1,0 +1,52 @@
+// Why a token was refused, said without leaking anything about the token or the server: the same few
+// descriptions for every verifier, and one error for an authorization server that cannot be reached.
+
+/** The reasons a token is refused; each has one fixed `error_description`. */
+export type RefusalReason = "malformed" | "invalid" | "expired" | "not_yet_valid" | "audience";
+
+const DESCRIPTIONS: Record<RefusalReason, string> = {
+  malformed: "The access token is malformed",
+  invalid: "The access token is invalid",
+  expired: "The access token expired",
+  not_yet_valid: "The access token is not valid yet",
+  audience: "The access token was not issued for this resource",
+};
+
+/** The `error_description` of a refusal: fixed text, never the token or a library's message. */
+export function describeRefusal(reason: RefusalReason): string {
+  return DESCRIPTIONS[reason];
+}
+
+/**
+ * Thrown by a verifier that refuses a token: the client gets a 401 with `error="invalid_token"` and the
+ * reason's fixed description.
+ *
+ * @example
+ * if (!session) throw new InvalidTokenError("invalid");
+ */
+export class InvalidTokenError extends Error {
+  override name = "InvalidTokenError";
+  /**
+   * Whether the refusal is final for this token, so the guard may answer it again without asking (for a
+   * minute). False when the same token could pass later: signed with a key the issuer has not published yet.
+   */
+  readonly final: boolean;
+  constructor(
+    readonly reason: RefusalReason = "invalid",
+    options: { final?: boolean } = {},
+  ) {
+    super(DESCRIPTIONS[reason] ?? DESCRIPTIONS.invalid);
+    this.final = options.final ?? true;
+  }
+}
+
+/**
+ * Thrown by a verifier that cannot reach its authorization server (down, slow, answering garbage): the
+ * client gets a 503 it may retry, never a 401 that would send it back to log in.
+ *
+ * @example
+ * throw new AuthorizationServerUnavailableError("introspection answered 502");
+ */
+export class AuthorizationServerUnavailableError extends Error {
+  override name = "AuthorizationServerUnavailableError";
+}

@@ -1,0 +1,43 @@
+// Tasks bound by default to the token's issuer and subject, across instances sharing one Redis, against a
+// real authorization server: another caller never reads a task on any instance, and the per-caller cap
+// holds across instances.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authApp, bearer, RESOURCE } from "../fixtures/auth-app.ts";
+import { startAuthorizationServer, type AuthorizationServer } from "../helpers/authorization-server.ts";
+import { expectError, expectShape, S } from "../helpers/schemas.ts";
+import { call, TASKS } from "../helpers/wire.ts";
+import { twoRedisInstances } from "./instances.ts";
+
+const instances = twoRedisInstances("auth-bind");
+let as: AuthorizationServer;
+let alice: string;
+let bob: string;
+beforeAll(async () => {
+  as = await startAuthorizationServer();
+  [alice, bob] = await Promise.all([as.token(RESOURCE, "mcp"), as.token(RESOURCE, "mcp", as.otherClient)]);
+});
+afterAll(() => as.close());
+
+const caps = { extensions: { [TASKS]: {} } };
+
+describe("default bind on a shared store", () => {
+  it("lets the creator read its task on the other instance, and nobody else on either", async () => {
+    const [a, b] = instances().map((tasks) => authApp({ issuer: as.issuer, tasks }).app);
+    const created = await call(a!, "tools/call", { name: "slow_task" }, { headers: bearer(alice), caps });
+    expectShape(S.createTask, created.body.result);
+    const taskId = created.body.result.taskId;
+    expect((await call(b!, "tasks/get", { taskId }, { headers: bearer(alice), caps })).status).toBe(200);
+    for (const app of [a!, b!]) {
+      const theirs = await call(app, "tasks/get", { taskId }, { headers: bearer(bob), caps });
+      expect(expectError(theirs.body, -32602).message).toBe("Unknown task");
+    }
+  });
+
+  it("holds maxPerOwner across instances, per subject", async () => {
+    const [a, b] = instances().map((tasks) => authApp({ issuer: as.issuer, tasks: { ...tasks, maxPerOwner: 1 } }).app);
+    const create = (app: typeof a, token: string) => call(app!, "tools/call", { name: "slow_task" }, { headers: bearer(token), caps });
+    expect((await create(a, alice)).body.result.resultType).toBe("task");
+    expect(expectError((await create(b, alice)).body, -32603).data).toMatchObject({ maxPerOwner: 1 });
+    expect((await create(b, bob)).body.result.resultType).toBe("task");
+  });
+});
