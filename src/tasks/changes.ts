@@ -20,6 +20,12 @@ const MAX_ATTEMPTS = 32;
 
 const REFUSED = Symbol("refused");
 
+/** Up to 2^n ms (at most 50), at random: the first retry goes at once. */
+function backoff(n: number): Promise<void> | undefined {
+  if (n === 0) return undefined;
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** n, 50)));
+}
+
 export function createChanges(parts: { store: TaskStore; local: LocalTasks; listeners: Listeners }) {
   const { store, local, listeners } = parts;
   /** Compare-and-set writes refused because the task changed meanwhile (each one is retried). */
@@ -61,6 +67,9 @@ export function createChanges(parts: { store: TaskStore; local: LocalTasks; list
       const done = await attempt(id, task, eventOf);
       if (done !== REFUSED) return done;
       retries++;
+      // Another instance wrote first: wait a moment, longer and at random as conflicts repeat, so that two
+      // writers (a busy run reporting progress, a client's answer) cannot keep refusing each other.
+      await backoff(n);
     }
     throw new McpJsonRpcError(ErrorCode.InternalError, `Task ${id} changed too often to apply this change; try again`);
   };

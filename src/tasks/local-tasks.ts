@@ -184,7 +184,7 @@ export function createLocalTasks(options: { now: () => number; inspect?: Inspect
       drain(task, sync);
     },
     /**
-     * Writes `event` with `write` after the task's earlier own changes. A status update replaces one
+     * Writes `event` with `write` after the task's earlier changes made here. A status update replaces one
      * still waiting at the end of the queue (only the latest message matters, and a run reporting in a
      * tight loop must not queue writes faster than the store takes them); both settle together.
      */
@@ -204,6 +204,19 @@ export function createLocalTasks(options: { now: () => number; inspect?: Inspect
       sync.waiting = slot;
       sync.queue = slot.done.catch(() => {});
       return slot.done;
+    },
+    /**
+     * Runs `job` (a client's change to a task that runs here) after the task's earlier changes made here,
+     * so that the run's own writes and the client's never race each other for the same version.
+     */
+    serialize<T>(task: LocalTask, job: () => Promise<T>): Promise<T> {
+      if (tasks.get(task.id) !== task) return job();
+      const sync = syncOf(task);
+      // A status update queued from now on goes after this change, not into a slot ahead of it.
+      sync.waiting = undefined;
+      const done = sync.queue.then(job, job);
+      sync.queue = done.catch(() => {});
+      return done;
     },
     /** Ends every task here with `event`, straight on its actor (when the store cannot be told). */
     endAll(event: () => TaskEvent) {

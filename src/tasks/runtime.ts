@@ -5,7 +5,7 @@
 // stored snapshot, written by compare-and-set (changes.ts), then told to the actor.
 import { createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
-import { McpJsonRpcError, taskOwnerFull, taskStoreFull } from "../protocol/errors.ts";
+import { internalError, McpJsonRpcError, taskOwnerFull, taskStoreFull } from "../protocol/errors.ts";
 import type { McpContext } from "../features/request-context.ts";
 import type { McpTaskOptions } from "../features/task-api.ts";
 import type { CreateTaskResult } from "../protocol/types.ts";
@@ -83,7 +83,14 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
     dispatch(task, event) {
       // After the final state the actor is gone: a late outcome changes nothing.
       if (!shared) return void task.actor?.send(event);
-      return local.enqueue(task, event, (latest) => writeOwn(task, latest));
+      return local.enqueue(task, event, async (latest) => {
+        const started = performance.now();
+        await writeOwn(task, latest);
+        // A run reporting progress without pause would take every moment the store has for this task, and a
+        // client's change made elsewhere (a read, then a compare-and-set) would never find one free: after
+        // a status update the task's queue rests as long as the write took.
+        if (latest.type === "status.update") await new Promise((resolve) => setTimeout(resolve, performance.now() - started));
+      });
     },
     observed(task, snapshot, resultJson) {
       const previous = task.snapshot;
@@ -156,18 +163,22 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
 
   /** A change a client asks for (an answer, a cancel), in a shared store. */
   const sendShared = async (id: string, owner: string, eventOf: EventOf): Promise<LocalTask | boolean> => {
-    // At the instance running the task, it starts from the actor's snapshot. A change that would change
-    // nothing there is read again: the actor may not have heard of a change yet.
     const here = local.get(id);
     if (here) {
-      const done = await changes.applyLocal(id, eventOf, owner, now());
-      if (done === "written") return here;
-      if (done === "foreign") return false;
+      if (owner !== here.owner) return false;
+      // Queued behind the run's own writes here, then tried from the actor's snapshot. A change that would
+      // change nothing there is read again: the actor may not have heard of a change made elsewhere yet.
+      const found = await local.serialize(here, async () => ((await changes.applyLocal(id, eventOf, owner, now())) === "written" ? true : applyRead(id, owner, eventOf)));
+      return found && here;
     }
+    return applyRead(id, owner, eventOf);
+  };
+  /** Reads the task, judges it, and applies the change to it; false when it is unknown or foreign. */
+  const applyRead = async (id: string, owner: string, eventOf: EventOf): Promise<boolean> => {
     const task = await find(id, owner);
     if (!task) return false;
     if (task.snapshot) await changes.apply(id, owner, eventOf, task);
-    return here ?? true;
+    return true;
   };
 
   /** The error a refused creation answers with. */
@@ -214,8 +225,13 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         return handle;
       };
       // A shared store holds the task before the handle exists, so another instance finds it at once.
-      const created = store.create({ id, owner, expiresAt, snapshot, origin });
-      return typeof created === "string" ? begin(created) : created.then(begin);
+      let created: MaybePromise<CreateOutcome>;
+      try {
+        created = store.create({ id, owner, expiresAt, snapshot, origin });
+      } catch (error) {
+        throw storeFailure(error);
+      }
+      return typeof created === "string" ? begin(created) : created.then(begin, (error: unknown) => Promise.reject(storeFailure(error)));
     },
     /** The task if it exists, is not expired and belongs to `owner`. */
     get: (id: string, owner: string) => find(id, owner),
@@ -268,6 +284,14 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
 }
 
 export type TaskRuntime = ReturnType<typeof createTaskRuntime>;
+
+/**
+ * What a store threw at creation, as the call answers it: its own JSON-RPC error (the store is unavailable),
+ * or a plain -32603 whose cause (a setup mistake, a store's bug) only `onError` sees.
+ */
+function storeFailure(error: unknown): McpJsonRpcError {
+  return McpJsonRpcError.isError(error) ? error : internalError(error);
+}
 
 /** A store that cannot be reached answers with a 503: the run's own changes are retried meanwhile. */
 function isUnavailable(error: unknown): boolean {
