@@ -55,6 +55,16 @@ export function requireOperationScopes(guard: McpAuthGuard | undefined, auth: Mc
   if (guard && auth && scopes?.length) guard.requireScopes(auth, scopes);
 }
 
+/** Whether the request's identity holds `scopes` (always, without auth or scopes): `requireOperationScopes` as a yes or no. */
+export function holdsOperationScopes(guard: McpAuthGuard | undefined, auth: McpAuthInfo | undefined, scopes: readonly string[] | undefined): boolean {
+  try {
+    requireOperationScopes(guard, auth, scopes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Refuses, at mount, options whose tools, prompts or resources name `scopes` when the handler has no
  * `auth`: nothing would check them, and the app would believe them protected.

@@ -206,6 +206,14 @@ function paginate(key: string, entries: JsonObject[], pageSize: number, cache: R
   return pages;
 }
 
+/** The scopes reading or subscribing to `uri` needs: its fixed resource's, else the first matching template's (as a read picks). */
+export function resourceScopes(server: CompiledServer, uri: string): readonly string[] | undefined {
+  const fixed = server.resources.get(uri);
+  if (fixed) return fixed.scopes;
+  for (const template of server.templates) if (template.matcher.match(uri)) return template.def.scopes;
+  return undefined;
+}
+
 export function toCursor(page: number): string {
   return Buffer.from(`page:${page}`).toString("base64url");
 }

@@ -21,6 +21,9 @@ export async function getPrompt(call: MethodCall): Promise<JsonObject> {
   return result;
 }
 
+// A resource that needs scopes is read under them: no cache may share it with a caller who lacks them.
+const PRIVATE = { cacheScope: "private" } as const;
+
 export async function readResource(call: MethodCall): Promise<JsonObject> {
   const { event, server, params, ctx } = call;
   const guard = ctx["~mount"].auth;
@@ -35,7 +38,7 @@ export async function readResource(call: MethodCall): Promise<JsonObject> {
     verifyRequestState(call);
     value = await fixed.read(event, uri);
     mimeType = fixed.mimeType;
-    cache = { ...cache, ...fixed.cache };
+    cache = { ...cache, ...fixed.cache, ...(fixed.scopes?.length && PRIVATE) };
   } else {
     let found = false;
     for (const template of server.templates) {
@@ -45,7 +48,7 @@ export async function readResource(call: MethodCall): Promise<JsonObject> {
       verifyRequestState(call);
       value = await template.def.read(event, uri, variables);
       mimeType = template.def.mimeType;
-      cache = { ...cache, ...template.def.cache };
+      cache = { ...cache, ...template.def.cache, ...(template.def.scopes?.length && PRIVATE) };
       found = true;
       break;
     }

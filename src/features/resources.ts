@@ -36,7 +36,7 @@ interface ResourceMeta {
   icons?: JsonObject[];
   annotations?: JsonObject;
   _meta?: JsonObject;
-  /** Cache hints for reads of this resource; the server's by default. */
+  /** Cache hints for reads of this resource; the server's by default, with `cacheScope: "private"` when it needs `scopes`. */
   cache?: CacheHints;
   /** OAuth scopes reading it needs besides the route's; see a tool's `scopes`. */
   scopes?: readonly string[];

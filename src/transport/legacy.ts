@@ -10,9 +10,9 @@ import { complete, getPrompt, readResource } from "../features/content-methods.t
 import { withInputBridge } from "./legacy-input.ts";
 import type { MethodCall } from "../features/call-context.ts";
 import { serves } from "./modern.ts";
-import { fromCursor } from "../features/compiled-server.ts";
+import { fromCursor, resourceScopes } from "../features/compiled-server.ts";
 import { principalOf, type LegacySession } from "./sessions.ts";
-import type { McpAuthInfo } from "../features/authorization.ts";
+import { requireOperationScopes, type McpAuthInfo } from "../features/authorization.ts";
 import { atExpiry } from "./expiry.ts";
 import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel } from "../protocol/types.ts";
 import { LEGACY_VERSIONS, LOG_LEVELS } from "../protocol/types.ts";
@@ -76,8 +76,11 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
       case "resources/subscribe":
       case "resources/unsubscribe": {
         if (typeof params.uri !== "string") throw invalidParams(`${msg.method} needs params.uri`);
-        if (msg.method === "resources/subscribe") session.subscriptions.add(params.uri);
-        else session.subscriptions.delete(params.uri);
+        if (msg.method === "resources/subscribe") {
+          // Following a resource tells when it changes: the caller needs the scopes a read needs.
+          requireOperationScopes(mount.auth, auth, resourceScopes(server, params.uri));
+          session.subscriptions.add(params.uri);
+        } else session.subscriptions.delete(params.uri);
         return {};
       }
       case "logging/setLevel": {

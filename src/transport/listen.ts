@@ -15,6 +15,8 @@ export interface ListenCore {
   promptsListChanged: boolean;
   resourcesListChanged: boolean;
   resourceSubscriptions: boolean;
+  /** Whether this caller may follow a resource (it holds the resource's scopes); others are left out of the agreement. */
+  mayFollow?: (uri: string) => boolean;
 }
 
 /** Counts open listen streams, for leak checks. */
@@ -55,7 +57,7 @@ export function openListenStream(
     if (wanted.resourcesListChanged === true && core.resourcesListChanged) lists.add("resources");
     const uris = new Set<string>();
     if (Array.isArray(wanted.resourceSubscriptions) && core.resourceSubscriptions) {
-      for (const uri of wanted.resourceSubscriptions) if (typeof uri === "string") uris.add(uri);
+      for (const uri of wanted.resourceSubscriptions) if (typeof uri === "string" && (core.mayFollow?.(uri) ?? true)) uris.add(uri);
     }
     for (const list of lists) agreed[`${list}ListChanged`] = true;
     if (uris.size) agreed.resourceSubscriptions = [...uris];

@@ -8,11 +8,11 @@ import { openListenStream, type ListenCore } from "./listen.ts";
 import type { MethodCall } from "../features/call-context.ts";
 import { enabledPlugins, type Mount } from "./mount.ts";
 import { createRequestContext, respond } from "./request.ts";
-import { fromCursor, type CompiledServer } from "../features/compiled-server.ts";
+import { fromCursor, resourceScopes, type CompiledServer } from "../features/compiled-server.ts";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/types.ts";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
 import { emptyResponse, jsonResponse, toResultMessageRaw, type WireResponse } from "../protocol/wire.ts";
-import type { McpAuthInfo } from "../features/authorization.ts";
+import { holdsOperationScopes, type McpAuthInfo } from "../features/authorization.ts";
 
 export interface JsonRpcMessage {
   method: string;
@@ -106,7 +106,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
       return jsonResponse(toResultMessageRaw(msg.id, pages[fromCursor(params.cursor, pages.length)]!));
     }
     case "subscriptions/listen":
-      return openListenStream(event, msg.id, params, mount.hub, listenCore(server), extensions.values(), mount.streams, mount.keepAliveMs, server.resultMeta, auth?.expiresAt);
+      return openListenStream(event, msg.id, params, mount.hub, listenCore(server, mount, auth), extensions.values(), mount.streams, mount.keepAliveMs, server.resultMeta, auth?.expiresAt);
     case "tools/call":
       return respond(ctx, () => callTool(call), "modern");
     case "prompts/get":
@@ -127,14 +127,16 @@ export function serves(server: CompiledServer, method: string): boolean {
   return true;
 }
 
-export function listenCore(server: CompiledServer): ListenCore {
+function listenCore(server: CompiledServer, mount: Mount, auth: McpAuthInfo | undefined): ListenCore {
   const caps = server.capabilities;
-  return {
+  const core: ListenCore = {
     toolsListChanged: true,
     promptsListChanged: caps.prompts !== undefined,
     resourcesListChanged: caps.resources !== undefined,
     resourceSubscriptions: caps.resources !== undefined,
   };
+  if (mount.auth) core.mayFollow = (uri) => holdsOperationScopes(mount.auth, auth, resourceScopes(server, uri));
+  return core;
 }
 
 function missingMeta(key: string): McpJsonRpcError {

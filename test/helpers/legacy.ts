@@ -1,8 +1,7 @@
-import type { H3 } from "h3";
-import { messages } from "./wire.ts";
+import { messages, type Fetcher } from "./wire.ts";
 
 /** A legacy (initialize-based) client on the same route. */
-export async function legacyClient(app: H3, protocolVersion = "2025-11-25", capabilities: Record<string, unknown> = {}) {
+export async function legacyClient(app: Fetcher, protocolVersion = "2025-11-25", capabilities: Record<string, unknown> = {}) {
   const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     app.fetch(
       new Request("http://localhost/mcp", {
