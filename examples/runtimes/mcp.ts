@@ -2,8 +2,22 @@
 // serve() on Node, Bun and Deno; worker.ts and worker-app-fetch.ts export it for Cloudflare Workers;
 // examples/nitro/ uses the same call as a Nitro route file. Nothing here runs at import but
 // building tables: no clocks, randomness or I/O, which Workers forbid outside a request.
-import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpListChanged, mcpRequestState } from "h3-mcp";
+import { defineMcpHandler, defineTool, getMcpAuth, mcpElicit, mcpInput, mcpListChanged, mcpRequestState } from "h3-mcp";
+import { jwtVerifier, mcpAuth } from "h3-mcp/auth";
 import { mcpTask, mcpTasks } from "h3-mcp/tasks";
+
+// Protected when MCP_AUTH_ISSUER names an authorization server (the runtime smokes always set it):
+// every request then needs a JWT access token from it for MCP_AUTH_RESOURCE with scope `mcp`. Workers
+// see their vars in process.env too (nodejs_compat). Building the guard fetches nothing: the issuer's
+// keys are fetched at the first token.
+const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+export const auth = env.MCP_AUTH_ISSUER
+  ? mcpAuth({
+      resource: env.MCP_AUTH_RESOURCE ?? "http://127.0.0.1:3000/mcp",
+      verifier: jwtVerifier({ issuers: [{ issuer: env.MCP_AUTH_ISSUER, typ: "at+jwt" }] }),
+      scopes: ["mcp"],
+    })
+  : undefined;
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -11,6 +25,12 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });
+
+const whoami = defineTool({
+  name: "whoami",
+  description: "Who the access token says the caller is",
+  handler: (event) => ({ content: [{ type: "text", text: getMcpAuth(event)?.subject ?? "anonymous" }] }),
+});
 
 const echo = defineTool({
   name: "echo",
@@ -98,7 +118,7 @@ const announce = defineTool({
 });
 
 export default defineMcpHandler(
-  { name: "h3-mcp-runtimes", version: "1.0.0", tools: [echo, pickColour, slowTask, askTask, blockTask, announce] },
+  { name: "h3-mcp-runtimes", version: "1.0.0", tools: [echo, whoami, pickColour, slowTask, askTask, blockTask, announce] },
   // The smokes reach the server as 127.0.0.1 or localhost, which the default Host/Origin check allows.
-  { extensionPlugins: [mcpTasks({ pollIntervalMs: 100 })] },
+  { auth, extensionPlugins: [mcpTasks({ pollIntervalMs: 100 })] },
 );

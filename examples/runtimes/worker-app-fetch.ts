@@ -5,7 +5,10 @@
 // repository's sources (tsconfig `paths`) the bundle gets the build for other runtimes, and tasks are refused
 // with an error that says so; worker.ts works from both.
 import { H3 } from "h3";
-import mcp from "./mcp.ts";
+import mcp, { auth } from "./mcp.ts";
 
-const app = new H3().all("/mcp", mcp);
+// With auth on, the protected resource metadata is served beside the route (both well-known URLs).
+const app = new H3();
+auth?.serveMetadata(app);
+app.all("/mcp", mcp);
 export default { fetch: app.fetch };

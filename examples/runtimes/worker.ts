@@ -2,7 +2,10 @@
 // fetch(request, env, ctx) that hands ctx.waitUntil to the request, which keeps task runs alive.
 //   wrangler dev --config examples/runtimes/wrangler.jsonc
 import { H3, serve } from "h3";
-import mcp from "./mcp.ts";
+import mcp, { auth } from "./mcp.ts";
 
-const app = new H3().all("/mcp", mcp);
+// With auth on, the protected resource metadata is served beside the route (both well-known URLs).
+const app = new H3();
+auth?.serveMetadata(app);
+app.all("/mcp", mcp);
 export default { fetch: serve(app, { manual: true }).fetch };

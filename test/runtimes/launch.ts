@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { inject } from "vitest";
 
 export interface Launched {
   url: URL;
@@ -22,7 +23,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Runs `command` in `cwd` with PORT/HOST set; `args(port)` builds its arguments. */
+/**
+ * What protects a runtime's route: the authorization server the smoke setup started, and the canonical URI
+ * of the route on `port` (examples/runtimes/mcp.ts reads both from the environment).
+ */
+export function authEnv(port: number): { MCP_AUTH_ISSUER: string; MCP_AUTH_RESOURCE: string } {
+  return { MCP_AUTH_ISSUER: inject("authServer").issuer, MCP_AUTH_RESOURCE: `http://127.0.0.1:${port}/mcp` };
+}
+
+/** Runs `command` in `cwd` with PORT/HOST and the route's authorization set; `args(port)` builds its arguments. */
 export async function launch(name: string, opts: { command: string; args: (port: number) => string[]; cwd: string; env?: Record<string, string>; logDir: string; readyMs?: number }): Promise<Launched> {
   const port = await freePort();
   mkdirSync(opts.logDir, { recursive: true });
@@ -30,7 +39,7 @@ export async function launch(name: string, opts: { command: string; args: (port:
   const out = createWriteStream(logFile);
   const child = spawn(opts.command, opts.args(port), {
     cwd: opts.cwd,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", NO_COLOR: "1", ...opts.env },
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", NO_COLOR: "1", ...authEnv(port), ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group: wrangler's workerd and tsx's children go with it
   });
@@ -95,6 +104,8 @@ export async function launchWorker(name: string, opts: { script: string; app: st
       "--persist-to",
       path.join(opts.work, `${name}-state`),
       "--show-interactive-dev-session=false",
+      // A Worker sees its vars, not the process's environment.
+      ...Object.entries(authEnv(port)).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
     cwd: opts.app,
     env: { WRANGLER_SEND_METRICS: "false", WRANGLER_LOG_PATH: path.join(opts.work, "wrangler-logs"), CI: "true", ...opts.env },

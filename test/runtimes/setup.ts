@@ -1,17 +1,19 @@
 // Global setup of the runtime smokes: the runtimes from npm (outside the project's dependencies), and
 // the package as a consumer gets it: built, packed, installed from the tarball into a fresh project
-// that holds examples/runtimes/. Each *.smoke.ts file then starts its runtime on that project.
+// that holds examples/runtimes/. Each *.smoke.ts file then starts its runtime on that project, protected
+// by a real authorization server (oidc-provider) started here, whose keys every runtime fetches itself.
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
+import { startAuthorizationServer } from "../helpers/authorization-server.ts";
 // @ts-expect-error: a plain .mjs script without types
 import { ensureRuntimes } from "../../scripts/runtimes/install.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-export default function setup(project: TestProject) {
+export default async function setup(project: TestProject) {
   const started = Date.now();
   const runtimes = ensureRuntimes({ log: (m: string) => console.log(m) });
   // Outside node_modules: Deno refuses to strip types from files under it.
@@ -42,11 +44,16 @@ export default function setup(project: TestProject) {
 
   project.provide("runtimes", runtimes);
   project.provide("smokeDirs", { root, work, app, tarball });
+  const authServer = await startAuthorizationServer();
+  project.provide("authServer", { issuer: authServer.issuer, client: authServer.client });
+  return () => authServer.close();
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
     runtimes: { bun: string; deno: string; wrangler: string; node22: string };
     smokeDirs: { root: string; work: string; app: string; tarball: string };
+    /** The authorization server every runtime's route trusts, and a client that may get tokens from it. */
+    authServer: { issuer: string; client: { id: string; secret: string } };
   }
 }

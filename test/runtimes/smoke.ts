@@ -1,14 +1,16 @@
 // The one smoke every runtime gets, over real HTTP against a real process serving examples/runtimes/mcp.ts
-// (or the Nitro build): the official SDK client for discovery, a tool call, an MRTR round and a legacy
-// session; raw requests for the task flows and the idle streams; every shape checked against the schemas
-// published on npm.
+// (or the Nitro build), protected by the authorization server the setup started: the challenge and the
+// metadata, then with a token from it the official SDK client for discovery, a tool call, an MRTR round
+// and a legacy session; raw requests for the task flows and the idle streams; every shape checked
+// against the schemas published on npm.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { overHttp } from "../helpers/demo-process.ts";
 import { legacyClient } from "../helpers/legacy.ts";
 import { expectResult, expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { call, modernRequest } from "../helpers/wire.ts";
+import * as core from "@modelcontextprotocol/core";
 import type { Launched } from "./launch.ts";
 
 const V = "2026-07-28";
@@ -19,8 +21,11 @@ const IDLE_MS = 20_000;
 export function describeRuntime(name: string, start: () => Promise<Launched>, tools = { echo: "echo" }) {
   describe.concurrent(name, () => {
     let server: Launched;
+    let token: string;
+    const authed = () => withToken(server.url.href, token);
     beforeAll(async () => {
       server = await start();
+      token = await accessToken(server.url.href);
     }, 180_000);
     afterAll(async () => {
       await server?.stop();
@@ -28,7 +33,7 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
 
     const caps = { elicitation: {}, extensions: { [TASKS]: {} } };
     const post = async (method: string, params: Record<string, unknown> = {}): Promise<any> =>
-      (await call(overHttp(server.url.href) as never, method, params, { caps })).body;
+      (await call(authed(), method, params, { caps })).body;
 
     async function pollUntil(taskId: string, status: string): Promise<any> {
       const deadline = Date.now() + 15_000;
@@ -54,7 +59,9 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
       const sent: any[] = [];
       const recording: typeof fetch = async (input, init) => {
         if (init?.body) sent.push(JSON.parse(String(init.body)));
-        return fetch(input, init);
+        const headers = new Headers(init?.headers);
+        headers.set("authorization", `Bearer ${token}`);
+        return fetch(input, { ...init, headers });
       };
       const client = new Client(
         { name: `${name}-smoke`, version: "1.0.0" },
@@ -63,6 +70,24 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
       client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { colour: "blue" } }));
       return { client, sent, transport: new StreamableHTTPClientTransport(server.url, { fetch: recording }) };
     }
+
+    it("refuses a request without a token with the 401 challenge, serves the metadata it names, and knows the caller of a token", async () => {
+      const bare = await overHttp(server.url.href).fetch(modernRequest("tools/call", { name: "echo", arguments: { text: "x" } }));
+      expect(bare.status).toBe(401);
+      const metadataUrl = `${server.url.origin}/.well-known/oauth-protected-resource/mcp`;
+      expect(bare.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${metadataUrl}", scope="mcp"`);
+      expect((await bare.json()).error.code).toBe(-32600);
+      const metadata = await fetch(metadataUrl);
+      expect(metadata.status).toBe(200);
+      const document = await metadata.json();
+      expectShape(core.OAuthProtectedResourceMetadataSchema as never, document);
+      expect(document.resource).toBe(server.url.href);
+      const refused = await overHttp(server.url.href).fetch(modernRequest("tools/list", {}, { headers: { authorization: `Bearer ${token.slice(0, -4)}AAAA` } }));
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer .*error="invalid_token"/);
+      const who = await post("tools/call", { name: "whoami", arguments: {} });
+      expect(who.result.content).toEqual([{ type: "text", text: inject("authServer").client.id }]);
+    });
 
     it("discovers the server, calls a tool and finishes an MRTR round with requestState (SDK client, 2026-07-28)", async () => {
       const { client, sent, transport } = sdkClient(V);
@@ -111,7 +136,7 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
     });
 
     it(`keeps an idle listen stream and a legacy GET stream open for ${IDLE_MS / 1000} s with keep-alives, then delivers a frame`, async () => {
-      const listen = await overHttp(server.url.href).fetch(
+      const listen = await authed().fetch(
         modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "listen-1" }),
       );
       expect(listen.status).toBe(200);
@@ -119,7 +144,7 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
       expectShape(S.listenAck, await modern.next());
 
       // A raw legacy session: the SDK client would open (and reopen) the session's one GET stream itself.
-      const legacy = await legacyClient(overHttp(server.url.href) as never);
+      const legacy = await legacyClient(authed());
       expect(legacy.initStatus).toBe(200);
       expectShape(S.initialize, legacy.initResult);
       const get = await legacy.get();
@@ -158,4 +183,28 @@ export function describeRuntime(name: string, start: () => Promise<Launched>, to
       }
     });
   });
+}
+
+/** The server at `url` as a client holding `token` sees it: every request carries `Authorization: Bearer`. */
+export function withToken(url: string, token: string): { fetch(request: Request): Promise<Response> } {
+  return {
+    fetch(request) {
+      const headers = new Headers(request.headers);
+      headers.set("authorization", `Bearer ${token}`);
+      return overHttp(url).fetch(new Request(request, { headers }));
+    },
+  };
+}
+
+/** A client_credentials token for `resource` (scope `mcp`) from the authorization server the setup started. */
+export async function accessToken(resource: string): Promise<string> {
+  const { issuer, client } = inject("authServer");
+  const res = await fetch(`${issuer}/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${client.id}:${client.secret}`)}` },
+    body: new URLSearchParams({ grant_type: "client_credentials", resource, scope: "mcp" }).toString(),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`no token for ${resource}: ${JSON.stringify(body)}`);
+  return body.access_token;
 }

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { overHttp } from "../helpers/demo-process.ts";
 import { expectError, expectResult, S } from "../helpers/schemas.ts";
 import { call, TASKS } from "../helpers/wire.ts";
 import { launchWorker, type Launched } from "./launch.ts";
-import { describeRuntime } from "./smoke.ts";
+import { accessToken, describeRuntime, withToken } from "./smoke.ts";
 
 // workerd through `wrangler dev`, with the entry most h3 and Workers examples show:
 // `export default { fetch: app.fetch }` (examples/runtimes/worker-app-fetch.ts). The request carries no
@@ -29,12 +28,13 @@ describe("workerd, { fetch: app.fetch }, bundled without the workerd condition",
 
   it("refuses to create a task with -32603 naming the cause and the fix, and serves other calls", async () => {
     const caps = { extensions: { [TASKS]: {} } };
-    const refused = await call(overHttp(server.url.href) as never, "tools/call", { name: "slow_task", arguments: {} }, { caps });
+    const client = withToken(server.url.href, await accessToken(server.url.href));
+    const refused = await call(client, "tools/call", { name: "slow_task", arguments: {} }, { caps });
     const error = expectError(refused.body, -32603);
     expect(error.message).toMatch(/^No task can be created: on Cloudflare Workers a task's run needs a waitUntil/);
     expect(error.message).toMatch(/without the workerd export condition/);
     expect(error.message).toMatch(/serve\(app, \{ manual: true \}\)\.fetch/);
-    const echoed = await call(overHttp(server.url.href) as never, "tools/call", { name: "echo", arguments: { text: "still here" } }, { caps });
+    const echoed = await call(client, "tools/call", { name: "echo", arguments: { text: "still here" } }, { caps });
     expect(expectResult(echoed.body, S.callTool).content).toEqual([{ type: "text", text: "echo: still here" }]);
   });
 });

@@ -2,8 +2,9 @@
 // h3-mcp runs on the h3 Nitro brings (one copy: see docs/nitro.md), so Nitro's h3 helpers take the
 // event a tool gets.
 import { getRequestHeader } from "nitro/h3";
-import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpListChanged, mcpRequestState } from "h3-mcp";
+import { defineMcpHandler, defineTool, getMcpAuth, mcpElicit, mcpInput, mcpListChanged, mcpRequestState } from "h3-mcp";
 import { mcpTask, mcpTasks } from "h3-mcp/tasks";
+import { auth } from "../auth";
 
 const wait = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -29,6 +30,11 @@ const tools = [
       content: [{ type: "text", text: `echo: ${(args as { text: string }).text}` }],
       _meta: { userAgent: getRequestHeader(event, "user-agent") ?? null },
     }),
+  }),
+  defineTool({
+    name: "whoami",
+    description: "Who the access token says the caller is",
+    handler: (event) => getMcpAuth(event)?.subject ?? "anonymous",
   }),
   defineTool({
     name: "pick_colour",
@@ -79,4 +85,4 @@ const tools = [
   }),
 ];
 
-export default defineMcpHandler({ name: "h3-mcp-nitro", version: "1.0.0", tools }, { extensionPlugins: [mcpTasks({ pollIntervalMs: 100 })] });
+export default defineMcpHandler({ name: "h3-mcp-nitro", version: "1.0.0", tools }, { auth, extensionPlugins: [mcpTasks({ pollIntervalMs: 100 })] });
