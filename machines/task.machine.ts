@@ -75,6 +75,9 @@ type EventOf<T extends TaskEvent["type"]> = Extract<TaskEvent, { type: T }>;
 
 const EXPIRED: JsonRpcErrorObject = { code: -32603, message: "Task expired before it finished" };
 
+/** The error a task fails with when its ttl runs out before it finished. */
+export const TASK_EXPIRED_ERROR: Readonly<JsonRpcErrorObject> = EXPIRED;
+
 // The ways out of a live task are the same from `working` and from `input_required`. They are listed once
 // and spread into both states rather than put on the root, because a root handler would still match after
 // the chart has reached a final state, and final states must accept nothing.

@@ -18,7 +18,7 @@ import { isThenable } from "../utils/is-thenable.ts";
  */
 export function callTool(call: MethodCall): JsonObject | Promise<JsonObject> {
   const { event, ctx, server, params } = call;
-  const plugins = ctx["~mount"].plugins;
+  const hooks = ctx["~mount"].hooks;
   const name = params.name;
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name");
   const tool = server.tools.get(name);
@@ -29,7 +29,7 @@ export function callTool(call: MethodCall): JsonObject | Promise<JsonObject> {
     const refused = requiredTaskRefusal(event, name);
     if (refused) throw refused;
   }
-  for (const plugin of plugins) plugin.beforeToolCall?.(event, tool.def);
+  hooks.beforeToolCall?.(event, tool.def);
 
   const rawArgs = params.arguments ?? {};
   if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
@@ -41,19 +41,11 @@ export function callTool(call: MethodCall): JsonObject | Promise<JsonObject> {
 
   // A task this call creates finishes its result through the same path as the call itself.
   ctx["~tool"] = tool;
-  let run: () => JsonObject | Promise<JsonObject> = isThenable(args)
+  const run: () => JsonObject | Promise<JsonObject> = isThenable(args)
     ? () => Promise.resolve(args).then((a) => invoke(event, tool, a))
     : () => invoke(event, tool, args);
-  for (let i = plugins.length - 1; i >= 0; i--) {
-    const wrap = plugins[i]!.wrapToolCall;
-    if (wrap) {
-      const next = run;
-      // A wrapper's `next` is always a promise, rejected rather than thrown.
-      const nextPromise = async () => next();
-      run = () => Promise.resolve(wrap(event, tool.def, nextPromise));
-    }
-  }
-  return run();
+  const wrap = hooks.toolCall;
+  return wrap ? wrap(event, tool.def, run) : run();
 }
 
 function invoke(event: H3Event, tool: CompiledTool, args: unknown): JsonObject | Promise<JsonObject> {

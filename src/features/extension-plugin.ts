@@ -1,7 +1,7 @@
 import type { H3Event } from "h3";
 import type { Hub } from "./change-hub.ts";
 import type { ToolDefinition } from "./tools.ts";
-import type { JsonObject, RequestId } from "../protocol/types.ts";
+import type { Implementation, JsonObject, RequestId } from "../protocol/types.ts";
 
 /** A method an extension serves (modern era only). Returns the result object; throw `McpJsonRpcError` for errors. */
 export interface McpPluginMethod {
@@ -34,23 +34,70 @@ export interface ListenFilter {
 }
 
 /**
- * An MCP extension, installed with `defineMcpHandler(options, { extensionPlugins: [plugin] })`.
- * It brings its own options; the handler has none for it.
+ * What a request hook calls to go on: the method (and the hooks inside this one) runs, and its result
+ * comes back; a JSON-RPC error comes back thrown (or rejected).
  */
-export interface McpExtensionPlugin {
-  /** The prefixed extension identifier advertised under `capabilities.extensions`. */
-  id: string;
-  /** The settings object advertised for the extension. Default `{}`. */
-  settings?: JsonObject;
+export type McpNext<T> = () => T | Promise<T>;
+
+/** A task's run, as a task run hook sees it. */
+export interface McpTaskRunInfo {
+  readonly taskId: string;
+  /** The tool whose call created the task. */
+  readonly tool: ToolDefinition<any>;
+  /** What the task carries from the call that created it (`mcpTasks({ origin })` and plugins' `taskOrigin`). */
+  readonly origin?: JsonObject;
   /**
-   * Per-request switch. A rejected request sees none of the plugin's methods or filters. `false`
-   * switches it off for every request: it is then not advertised either.
+   * Calls `listener` with the task, as `tasks/get` shows it, at each status change from now on (answers
+   * given through any instance included), the final one last.
    */
-  enabled?: false | ((event: H3Event) => boolean);
-  /** Methods the plugin serves. */
-  methods?: Record<string, McpPluginMethod>;
-  /** Filters the plugin adds to `subscriptions/listen`. */
-  listen?: ListenFilter[];
+  onStatus(listener: (task: McpTaskStatus) => void): void;
+}
+
+/** A task at a status change, as `tasks/get` shows it (`taskId`, `status`, `statusMessage`, `inputRequests`, `result`, `error`…). */
+export type McpTaskStatus = JsonObject & {
+  readonly taskId: string;
+  readonly status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+  /** True on a `failed` task that failed because its ttl ran out. */
+  readonly expired?: boolean;
+};
+
+/**
+ * A plugin: hooks around what the server does. A plugin that only observes or guards (tracing, an audit
+ * log, a rate limit) is this; an MCP extension (`McpExtensionPlugin`) is one that also has an `id` and is
+ * advertised. Install both kinds with `defineMcpHandler(options, { plugins: [...] })`. Every hook is
+ * optional, and a handler whose plugins leave a hook out pays nothing for it.
+ */
+export interface McpPlugin {
+  /** A name for error messages (extensions are named by their `id`). */
+  name?: string;
+  /**
+   * Wraps every JSON-RPC request the handler serves, in both eras: core methods (the lists, `server/discover`,
+   * `initialize` and `ping` in 2025-11-25 sessions, `subscriptions/listen` up to its acknowledgement) and
+   * extension methods (`tasks/*`). `getMcpContext(event)` tells the request (method, params, request id,
+   * era, session, client); treat its params as read-only. Call `next()` for the result and return it, changed or not; it
+   * throws a `McpJsonRpcError` when the method answered one (a tool error is a result with `isError: true`).
+   * Throw a `McpJsonRpcError` before calling `next()` to refuse the request. Plugins wrap in installation
+   * order, the first outermost. The result of `subscriptions/listen` is its acknowledgement's params, and
+   * what a hook returns in its place is not sent.
+   */
+  wrapRequest?: (event: H3Event, next: McpNext<JsonObject>) => JsonObject | Promise<JsonObject>;
+  /**
+   * Wraps a task's `run`, which goes on after the call that created it has answered (and is resumed when
+   * answers arrive, through any instance). `next()` runs the work and gives its result, normalised as the
+   * synchronous call's would be, or throws what the run threw. The task may end by other ways than its run
+   * (cancelled, expired): `task.onStatus` tells each status change, the final one included.
+   */
+  wrapTaskRun?: (task: McpTaskRunInfo, next: McpNext<JsonObject>) => JsonObject | Promise<JsonObject>;
+  /**
+   * What a new task carries from the call that created it, from this plugin (for example that call's trace
+   * context): merged into the task's origin (`mcpTasks({ origin })` first), kept by every store.
+   */
+  taskOrigin?: (event: H3Event) => JsonObject | undefined;
+  /**
+   * Told when a 2025-11-25 session starts (at its `initialize`); may return what to call when it ends
+   * (deleted by the client, idle too long, or evicted).
+   */
+  watchSession?: (session: McpSessionInfo) => void | ((end: McpSessionEnd) => void);
   /**
    * Runs on every `tools/call` before arguments are validated and the tool runs, in both eras,
    * whether or not the plugin is enabled for the request. Throw `McpJsonRpcError` to refuse.
@@ -58,19 +105,67 @@ export interface McpExtensionPlugin {
   beforeToolCall?: (event: H3Event, tool: ToolDefinition<any>) => void;
   /**
    * Wraps the tool's run (after validation): call `next()` for the normalised result, and return it,
-   * changed or not. Plugins wrap in installation order, the first outermost.
+   * changed or not. Plugins wrap in installation order, the first outermost. A call that became a task
+   * gives its handle here; the task's result, once its run ends, passes through the wrapper again, with
+   * `task` set (and `event` still the creating call's).
    */
-  wrapToolCall?: (event: H3Event, tool: ToolDefinition<any>, next: () => Promise<JsonObject>) => JsonObject | Promise<JsonObject>;
+  wrapToolCall?: (
+    event: H3Event,
+    tool: ToolDefinition<any>,
+    next: () => Promise<JsonObject>,
+    task?: { readonly taskId: string },
+  ) => JsonObject | Promise<JsonObject>;
+}
+
+/** A 2025-11-25 session, as `watchSession` sees it. */
+export interface McpSessionInfo {
+  readonly id: string;
+  readonly protocolVersion: string;
+  readonly clientInfo?: Implementation;
+}
+
+/** Why a session ended, and when (epoch ms). */
+export interface McpSessionEnd {
+  readonly reason: "deleted" | "idle" | "evicted";
+  readonly at: number;
+}
+
+/**
+ * An MCP extension: a plugin with an identifier, advertised under `capabilities.extensions`, which may
+ * serve methods and listen filters. It brings its own options; the handler has none for it.
+ */
+export interface McpExtensionPlugin extends McpPlugin {
+  /** The prefixed extension identifier advertised under `capabilities.extensions`. */
+  id: string;
+  /** The settings object advertised for the extension. Default `{}`. */
+  settings?: JsonObject;
+  /**
+   * Per-request switch. A rejected request sees none of the plugin's methods or filters. `false`
+   * switches it off for every request: it is then not advertised either. Hooks run regardless.
+   */
+  enabled?: false | ((event: H3Event) => boolean);
+  /** Methods the plugin serves. */
+  methods?: Record<string, McpPluginMethod>;
+  /** Filters the plugin adds to `subscriptions/listen`. */
+  listen?: ListenFilter[];
   /** @internal Offered the handler's change hub at mount (a shared task store bridges it between instances). */
   "~attachHub"?: (hub: Hub) => void;
 }
 
+/** Whether a plugin is an MCP extension (it has an `id`), rather than hooks only. */
+export function isExtension(plugin: McpPlugin): plugin is McpExtensionPlugin {
+  return typeof (plugin as Partial<McpExtensionPlugin>).id === "string";
+}
+
 /**
- * Declares an extension plugin (typed identity).
+ * Declares a plugin: an extension (with an `id`), or hooks only (typed identity).
  *
  * @example
  * const hello = defineMcpPlugin({ id: "com.example/hello", methods: { "hello/say": { handler: () => ({ resultType: "complete" }) } } });
+ * const timing = defineMcpPlugin({ name: "timing", wrapRequest: (event, next) => next() });
  */
-export function defineMcpPlugin(plugin: McpExtensionPlugin): McpExtensionPlugin {
+export function defineMcpPlugin(plugin: McpExtensionPlugin): McpExtensionPlugin;
+export function defineMcpPlugin(plugin: McpPlugin): McpPlugin;
+export function defineMcpPlugin(plugin: McpPlugin): McpPlugin {
   return plugin;
 }

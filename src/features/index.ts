@@ -6,7 +6,8 @@
 //   call-context.ts                     MethodCall: what a method implementation gets about the call it serves
 //   mrtr/                               input requests, reading and validating answers, signing requestState
 //   request-context.ts                  McpContext, the per-request context contract, and getMcpContext
-//   extension-plugin.ts                 the McpExtensionPlugin contract
+//   extension-plugin.ts                 the plugin contract: hooks (McpPlugin), and extensions (McpExtensionPlugin)
+//   hooks.ts                            the plugins' hooks composed at mount, one function per hook
 //   change-hub.ts                       list-changed and resource-updated announcements, fanned out to streams
 //   list-changes.ts                     adding, replacing, removing tools/prompts/resources after mount
 //   task-api.ts                         mcpTask, canCreateTask: they find the tasks plugin on the request
@@ -44,7 +45,18 @@ export type { McpAuthGuard, McpAuthInfo } from "./authorization.ts";
 
 // Extension plugins
 export { defineMcpPlugin } from "./extension-plugin.ts";
-export type { ListenFilter, ListenStream, McpExtensionPlugin, McpPluginMethod } from "./extension-plugin.ts";
+export type {
+  ListenFilter,
+  ListenStream,
+  McpExtensionPlugin,
+  McpNext,
+  McpPlugin,
+  McpPluginMethod,
+  McpSessionEnd,
+  McpSessionInfo,
+  McpTaskRunInfo,
+  McpTaskStatus,
+} from "./extension-plugin.ts";
 
 // Tasks (served only when mcpTasks() from "h3-mcp/tasks" is installed)
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "./task-api.ts";

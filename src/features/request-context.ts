@@ -4,6 +4,7 @@ import type { Era } from "../protocol/wire.ts";
 import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel, RequestId } from "../protocol/types.ts";
 import type { McpExtensionPlugin } from "./extension-plugin.ts";
 import type { Hub } from "./change-hub.ts";
+import type { PluginHooks } from "./hooks.ts";
 import type { CompiledTool } from "./tools.ts";
 import type { RequestStateSigner } from "./mrtr/request-state-signer.ts";
 import type { McpAuthGuard, McpAuthInfo } from "./authorization.ts";
@@ -19,6 +20,8 @@ export interface HandlerMount {
   readonly signer: RequestStateSigner;
   /** Carries list-changed and resource-updated announcements to listen and legacy GET streams. */
   readonly hub: Hub;
+  /** Every plugin's hooks (extensions' and hooks-only plugins'), composed at mount. */
+  readonly hooks: PluginHooks;
   /** The handler's hook for unexpected errors (the client only sees a generic internal error). */
   readonly onError?: (error: unknown, event: H3Event) => void;
   /** The handler's authorization, when it has one: per-operation scopes are checked through it. */

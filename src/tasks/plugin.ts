@@ -2,7 +2,9 @@ import type { H3Event } from "h3";
 import type { InspectionEvent, Observer } from "xstate";
 import { fromHttpError, internalError, McpUsageError } from "../protocol/errors.ts";
 import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
-import { getMcpContext } from "../features/request-context.ts";
+import { getMcpContext, type McpContext } from "../features/request-context.ts";
+import type { PluginHooks } from "../features/hooks.ts";
+import type { TaskHooks } from "./run-hooks.ts";
 import { TASKS_EXTENSION, type TaskCapablePlugin } from "../features/task-api.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { newTaskId } from "../utils/task-id.ts";
@@ -60,7 +62,7 @@ export type McpTasksPlugin<S extends TaskStore = TaskStore> = TaskCapablePlugin 
  * The tasks extension (`io.modelcontextprotocol/tasks`). Installing it is what serves it.
  *
  * @example
- * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ ttlMs: 60_000 })] });
+ * defineMcpHandler(options, { plugins: [mcpTasks({ ttlMs: 60_000 })] });
  */
 export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTasksOptions<S> = {}): McpTasksPlugin<S> {
   const now = options["~now"] ?? Date.now;
@@ -102,7 +104,13 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
       const owner = ownerOf(event);
       // A setup mistake, like a `bind` that throws: the client gets a plain -32603, `onError` the reason.
       if (owner === undefined) throw internalError(unkeyableOwner());
-      return runtime.create(owner, getMcpContext(event), task, () => keepAliveFor(event), origin && originOf(origin, event));
+      const ctx = getMcpContext(event);
+      const hooks = mountHooks(ctx);
+      const fromPlugins = hooks.taskOrigin;
+      const carried = fromPlugins
+        ? originOf((e) => mergeOrigins(origin?.(e), fromPlugins(e)), event)
+        : origin && originOf(origin, event);
+      return runtime.create(owner, ctx, task, () => keepAliveFor(event), carried, taskHooks(hooks, event));
     },
     "~refusal"(event) {
       return capRefusal(event) ?? keepAliveRefusal(event);
@@ -159,6 +167,26 @@ function callBind(bind: (event: H3Event) => unknown, event: H3Event): unknown {
   } catch (error) {
     throw fromHttpError(error) ?? internalError(error);
   }
+}
+
+/** The hooks of the handler serving this request. */
+function mountHooks(ctx: McpContext): PluginHooks {
+  return ctx["~mount"].hooks;
+}
+
+/** The task hooks of the handler's plugins; undefined when none has one (the run then goes straight). */
+function taskHooks(hooks: PluginHooks, event: H3Event): TaskHooks | undefined {
+  const { taskRun, toolCall } = hooks;
+  if (!taskRun && !toolCall) return undefined;
+  return {
+    run: taskRun,
+    // Only a `wrapToolCall` keeps the creating call's event for the task's life: it is handed that event.
+    result: toolCall && ((taskId, tool, finish) => toolCall(event, tool, finish, { taskId })),
+  };
+}
+
+function mergeOrigins(user: TaskOrigin | undefined, plugins: TaskOrigin | undefined): TaskOrigin | undefined {
+  return user && plugins ? { ...user, ...plugins } : (user ?? plugins);
 }
 
 /** An origin is a task's companion for its whole life, in every store: JSON data, and small. */

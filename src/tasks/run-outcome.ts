@@ -49,6 +49,45 @@ export function startRun(
   return pending(completed(report, value, finish));
 }
 
+/**
+ * `startRun` inside the plugins' `wrapTaskRun`: the hooks' `next()` runs the work and gives its
+ * normalised result (a result that is not one fails as a protocol error, as without hooks), and what the
+ * outermost hook returns or throws is the run's outcome.
+ */
+export function startWrappedRun(
+  task: McpTaskContext & RunReport,
+  run: McpTaskOptions["run"],
+  finish: (value: unknown) => MaybePromise<JsonObject>,
+  wrap: (work: () => MaybePromise<JsonObject>) => MaybePromise<JsonObject>,
+): Promise<void> | undefined {
+  const report: RunReport = task;
+  const strictFinish = (value: unknown): MaybePromise<JsonObject> => {
+    try {
+      const result = finish(value);
+      return result instanceof Promise ? result.catch(notAResult) : result;
+    } catch (error) {
+      return notAResult(error);
+    }
+  };
+  const work = (): MaybePromise<JsonObject> => {
+    const value = run(task);
+    return isThenable(value) ? Promise.resolve(value).then(strictFinish) : strictFinish(value);
+  };
+  let outcome: MaybePromise<JsonObject>;
+  try {
+    outcome = wrap(work);
+  } catch (error) {
+    return pending(thrown(report, error));
+  }
+  if (isThenable(outcome)) {
+    return Promise.resolve(outcome).then(
+      (result) => withResult(report, result),
+      (error) => thrown(report, error),
+    );
+  }
+  return pending(withResult(report, outcome));
+}
+
 // --- Internal ---
 
 const NOT_A_RESULT: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: "The task's run returned something that is not a CallToolResult" };
@@ -65,10 +104,16 @@ function completed(report: RunReport, value: unknown, finish: (value: unknown) =
   return result instanceof Promise ? result.then((r) => withResult(report, r), failed) : withResult(report, result);
 }
 
+/** A result path failure as the protocol error it is reported as. */
+function notAResult(error: unknown): never {
+  if (McpJsonRpcError.isError(error)) throw error;
+  throw new McpJsonRpcError(NOT_A_RESULT.code, NOT_A_RESULT.message);
+}
+
 function withResult(report: RunReport, result: JsonObject): MaybePromise<void> {
   // Only a complete CallToolResult ends a task, and the chart keeps only JSON data: serialised once here,
   // which both proves it and is the JSON the finished task keeps.
-  const json = result.resultType === "complete" ? jsonOf(result) : undefined;
+  const json = typeof result === "object" && result !== null && result.resultType === "complete" ? jsonOf(result) : undefined;
   return json === undefined ? report.protocolError(NOT_A_RESULT) : report.complete(result, json);
 }
 

@@ -16,7 +16,7 @@ import { createChanges, type EventOf } from "./changes.ts";
 import { untilIdle, type KeepAlive } from "./keep-alive.ts";
 import { createListeners } from "./listeners.ts";
 import { createLocalTasks, LocalTask } from "./local-tasks.ts";
-import { resultPath, startRun } from "./run-outcome.ts";
+import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
 import { createSharedTick } from "./shared-tick.ts";
 import type { CreateOutcome, TaskLimits, TaskOrigin, TaskRecord, TaskStore } from "./store.ts";
 import { TaskRun, type RunRuntime } from "./task-run.ts";
@@ -192,7 +192,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
      * gets the work this request set going (see `untilIdle`), so a platform that ends work with the
      * response (Workers) lets the run go on.
      */
-    create(owner: string, ctx: McpContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin): MaybePromise<CreateTaskResult> {
+    create(owner: string, ctx: McpContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult> {
       const id = options.newId();
       const at = now();
       const actor = createActor(taskMachine, {
@@ -216,7 +216,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions) {
         actor.subscribe(entry.observer!);
         actor.start();
         const handle = toCreateTaskResult(snapshot);
-        const ran = startRun(run, task.run, resultPath(ctx["~tool"]));
+        const ran = startTaskRun(run, task.run, entry, ctx["~tool"], origin, hooks);
         // A run that ended in this call (and a store that recorded it at once) leaves nothing to keep alive.
         if (ran) {
           const alive = keepAlive();

@@ -173,7 +173,7 @@ export interface StoreRuntime {
  *
  * @example
  * const store: TaskStore = memoryTaskStore(); // or redisTaskStore({ url, secret }), or your own
- * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store })] });
+ * defineMcpHandler(options, { plugins: [mcpTasks({ store })] });
  */
 export interface TaskStore {
   /**

@@ -6,7 +6,8 @@ import { handleLegacy, handleLegacyStream } from "./legacy.ts";
 import { deliverResponse } from "./legacy-input.ts";
 import { handleModern, type JsonRpcMessage } from "./modern.ts";
 import { reportUnexpected, staticExtensions, type Mount } from "./mount.ts";
-import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
+import { isExtension, type McpExtensionPlugin, type McpPlugin } from "../features/extension-plugin.ts";
+import { composeHooks } from "../features/hooks.ts";
 import { createRequestStateSigner, type RequestStateOptions } from "../features/mrtr/request-state-signer.ts";
 import { createOriginCheck, type OriginPolicy } from "./security.ts";
 import { createServerResolver, type McpServerOptions, type ServerResolver } from "../features/compiled-server.ts";
@@ -20,8 +21,13 @@ import { isThenable } from "../utils/is-thenable.ts";
 
 /** Transport, security and extension settings, fixed at mount. */
 export interface McpHandlerConfig extends OriginPolicy {
-  /** Extensions to serve, each with its own options (e.g. `mcpTasks()`). */
-  extensionPlugins?: McpExtensionPlugin[];
+  /**
+   * Plugins, in order (the first wraps outermost): extensions to serve, each with its own options (e.g.
+   * `mcpTasks()`), and plugins that only hook in (e.g. `mcpOpenTelemetry()` from "h3-mcp/otel").
+   */
+  plugins?: (McpPlugin | McpExtensionPlugin)[];
+  /** The same as `plugins` (its older name); these are installed after those. */
+  extensionPlugins?: (McpPlugin | McpExtensionPlugin)[];
   /** Largest accepted request body in bytes; larger ones get 413. Default 4 MiB. */
   maxBodySize?: number;
   /** Signing of MRTR `requestState`. */
@@ -82,7 +88,8 @@ export function defineMcpHandler(
   options: McpServerOptions | ((event: H3Event) => McpServerOptions),
   config: McpHandlerConfig = {},
 ): McpHandler {
-  const plugins = config.extensionPlugins ?? [];
+  const installed = [...(config.plugins ?? []), ...(config.extensionPlugins ?? [])];
+  const plugins = installed.filter(isExtension);
   const pluginMethods: Mount["pluginMethods"] = new Map();
   const nameParams = new Map(CORE_NAME_PARAMS);
   const ids = new Set<string>();
@@ -101,6 +108,7 @@ export function defineMcpHandler(
     resolve: resolver.resolve,
     dynamic: typeof options === "function",
     plugins,
+    hooks: composeHooks(installed),
     advertised: plugins.filter((p) => p.enabled !== false),
     staticExtensions: staticExtensions(plugins),
     pluginMethods,

@@ -5,6 +5,7 @@
 //   legacy.ts, legacy-input.ts, sessions.ts   the 2025-11-25 path: sessions, input asked as server-to-client requests
 //   listen.ts         subscriptions/listen streams
 //   request.ts        the per-request context and its SSE channel (progress, logs)
+//   through-hooks.ts  requests through the plugins' request hooks, when some plugin has one
 //   mount.ts          what a handler prepared at mount, shared by both paths
 // Imports: features/, protocol/, utils/; never tasks/ (the core serves tasks only through the plugin contract).
 // This file is the layer's public face, re-exported by src/index.ts; code inside src/ imports the files themselves.

@@ -6,6 +6,7 @@ import { ErrorCode, invalidParams, McpJsonRpcError, methodNotFound } from "../pr
 import type { Mount } from "./mount.ts";
 import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
 import { createRequestContext, respond } from "./request.ts";
+import { hooked } from "./through-hooks.ts";
 import { complete, getPrompt, readResource } from "../features/content-methods.ts";
 import { withInputBridge } from "./legacy-input.ts";
 import type { MethodCall } from "../features/call-context.ts";
@@ -26,7 +27,7 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
   const params = msg.params ?? {};
   if (msg.method === "initialize") {
     if (msg.id === undefined) return emptyResponse(202);
-    return initialize(event, mount, msg.id, params, auth);
+    return mount.hooks.request ? initializeThroughHooks(event, mount, msg.id, params, auth) : initialize(event, mount, msg.id, params, auth);
   }
   const session = requireSession(event, mount, auth);
   const headerVersion = event.req.headers.get("mcp-protocol-version");
@@ -92,7 +93,7 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
         throw methodNotFound(msg.method);
     }
   };
-  return respond(ctx, run, "legacy", sessionHeader);
+  return respond(ctx, hooked(event, ctx, run), "legacy", sessionHeader);
 }
 
 /** GET opens the session's stream for server notifications; DELETE ends the session. */
@@ -150,17 +151,83 @@ export function handleLegacyStream(event: H3Event, mount: Mount, auth?: McpAuthI
 // --- Internal ---
 
 function initialize(event: H3Event, mount: Mount, id: NonNullable<JsonRpcMessage["id"]>, params: JsonObject, auth: McpAuthInfo | undefined): WireResponse {
-  const requested = params.protocolVersion;
-  const version =
-    typeof requested === "string" && (LEGACY_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_LEGACY;
-  const caps = params.capabilities;
-  const clientInfo = params.clientInfo;
-  const session = mount.sessions.create({
+  const { session, result } = openSession(event, mount, negotiate(params), params, auth);
+  return jsonResponse(toResultMessage(id, result), 200, { "mcp-session-id": session.id });
+}
+
+/** `initialize` inside the plugins' request hooks: the session exists once `next()` ran, and is dropped if a hook then throws. */
+async function initializeThroughHooks(
+  event: H3Event,
+  mount: Mount,
+  id: NonNullable<JsonRpcMessage["id"]>,
+  params: JsonObject,
+  auth: McpAuthInfo | undefined,
+): Promise<WireResponse> {
+  const version = negotiate(params);
+  const ctx = createRequestContext(event, {
+    era: "legacy",
     protocolVersion: version,
-    clientCapabilities: typeof caps === "object" && caps !== null ? (caps as ClientCapabilities) : {},
-    clientInfo: typeof clientInfo === "object" && clientInfo !== null ? (clientInfo as Implementation) : undefined,
-    principal: principalOf(auth),
+    clientCapabilities: capabilitiesOf(params),
+    clientInfo: clientInfoOf(params),
+    method: "initialize",
+    requestId: id,
+    params,
+    meta: (params._meta as JsonObject | undefined) ?? {},
+    extensions: NO_EXTENSIONS,
+    auth,
+    mount,
   });
+  // The session's id is known once `next()` ran; the answer is made (and reads its headers) after.
+  const headers: Record<string, string> = {};
+  let session: LegacySession | undefined;
+  const hooks = mount.hooks.request!;
+  const run = async () => {
+    try {
+      const result = await hooks(event, () => {
+        const opened = openSession(event, mount, version, params, auth);
+        session = opened.session;
+        ctx.sessionId = headers["mcp-session-id"] = session.id;
+        return opened.result;
+      });
+      if (!session) throw new McpJsonRpcError(ErrorCode.InternalError, "A request hook answered initialize without opening a session");
+      return result;
+    } catch (error) {
+      // A hook that refused after the session was made: the client never learns its id.
+      if (session) mount.sessions.delete(session.id);
+      delete headers["mcp-session-id"];
+      throw error;
+    }
+  };
+  return respond(ctx, run, "legacy", headers);
+}
+
+/** The protocol version an initialize gets: the one asked for when served, else the latest. */
+function negotiate(params: JsonObject): string {
+  const requested = params.protocolVersion;
+  return typeof requested === "string" && (LEGACY_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_LEGACY;
+}
+
+function capabilitiesOf(params: JsonObject): ClientCapabilities {
+  const caps = params.capabilities;
+  return typeof caps === "object" && caps !== null ? (caps as ClientCapabilities) : {};
+}
+
+function clientInfoOf(params: JsonObject): Implementation | undefined {
+  const clientInfo = params.clientInfo;
+  return typeof clientInfo === "object" && clientInfo !== null ? (clientInfo as Implementation) : undefined;
+}
+
+/** Creates the session (told to the plugins watching sessions) and the initialize result. */
+function openSession(
+  event: H3Event,
+  mount: Mount,
+  version: string,
+  params: JsonObject,
+  auth: McpAuthInfo | undefined,
+): { session: LegacySession; result: JsonObject } {
+  const clientInfo = clientInfoOf(params);
+  const session = mount.sessions.create({ protocolVersion: version, clientCapabilities: capabilitiesOf(params), clientInfo, principal: principalOf(auth) });
+  session.ended = mount.hooks.watchSession?.({ id: session.id, protocolVersion: version, clientInfo });
   const server = mount.resolve(event);
   const result: JsonObject = {
     protocolVersion: version,
@@ -168,7 +235,7 @@ function initialize(event: H3Event, mount: Mount, id: NonNullable<JsonRpcMessage
     serverInfo: server.serverInfo,
   };
   if (server.options.instructions !== undefined) result.instructions = server.options.instructions;
-  return jsonResponse(toResultMessage(id, result), 200, { "mcp-session-id": session.id });
+  return { session, result };
 }
 
 function requireSession(event: H3Event, mount: Mount, auth: McpAuthInfo | undefined): LegacySession {

@@ -39,13 +39,15 @@ export function openListenStream(
   resultMeta?: ResultMeta,
   /** When the request's token expires (ms since the epoch): the stream ends then, and the client comes back with a new one. */
   expiresAt?: number,
+  /** Told the acknowledgement's params (`{ notifications }`) when the stream is answered. */
+  acknowledged?: (params: JsonObject) => void,
 ): WireResponse | Promise<WireResponse> {
   const requested = params.notifications;
   if (typeof requested !== "object" || requested === null || Array.isArray(requested)) {
     throw invalidParams("subscriptions/listen needs params.notifications");
   }
   const wanted = requested as JsonObject;
-  const stream = createStream(id, keepAliveMs, resultMeta, expiresAt);
+  const stream = createStream(id, keepAliveMs, resultMeta, expiresAt, acknowledged);
   open.add(stream);
   stream.onClose(() => open.delete(stream));
 
@@ -101,7 +103,13 @@ export function openListenStream(
 
 // --- Internal ---
 
-function createStream(id: RequestId, keepAliveMs: number, resultMeta: ResultMeta | undefined, expiresAt: number | undefined) {
+function createStream(
+  id: RequestId,
+  keepAliveMs: number,
+  resultMeta: ResultMeta | undefined,
+  expiresAt: number | undefined,
+  acknowledged: ((params: JsonObject) => void) | undefined,
+) {
   const meta = { [META.subscriptionId]: id };
   const closers: (() => void)[] = [];
   const pending: Uint8Array[] = [];
@@ -148,6 +156,7 @@ function createStream(id: RequestId, keepAliveMs: number, resultMeta: ResultMeta
     },
     "~close": close,
     "~respond"(agreed) {
+      acknowledged?.({ notifications: agreed });
       const ack = sseFrame(
         toNotificationMessage("notifications/subscriptions/acknowledged", { notifications: agreed, _meta: meta }),
       );

@@ -8,6 +8,7 @@ import { openListenStream, type ListenCore } from "./listen.ts";
 import type { MethodCall } from "../features/call-context.ts";
 import { enabledPlugins, type Mount } from "./mount.ts";
 import { createRequestContext, respond } from "./request.ts";
+import { answerPrepared, hooked, listenThroughHooks } from "./through-hooks.ts";
 import { fromCursor, resourceScopes, type CompiledServer } from "../features/compiled-server.ts";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/types.ts";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
@@ -90,31 +91,36 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
     resultMeta: server.resultMeta,
   });
 
-  if (pluginMethod) return respond(ctx, () => pluginMethod.method.handler(event, params), "modern");
+  if (pluginMethod) return respond(ctx, hooked(event, ctx, () => pluginMethod.method.handler(event, params)), "modern");
   const call: MethodCall = { event, ctx, server, params };
   if (!serves(server, method)) throw methodNotFound(method);
   switch (method) {
     case "server/discover": {
       const advertised = mount.dynamic ? [...extensions.values()] : mount.advertised;
-      return jsonResponse(toResultMessageRaw(msg.id, server.discoverJson(advertised)));
+      const json = server.discoverJson(advertised);
+      return mount.hooks.request ? answerPrepared(event, ctx, json) : jsonResponse(toResultMessageRaw(msg.id, json));
     }
     case "tools/list":
     case "prompts/list":
     case "resources/list":
     case "resources/templates/list": {
       const pages = server.pages[method];
-      return jsonResponse(toResultMessageRaw(msg.id, pages[fromCursor(params.cursor, pages.length)]!));
+      const json = pages[fromCursor(params.cursor, pages.length)]!;
+      return mount.hooks.request ? answerPrepared(event, ctx, json) : jsonResponse(toResultMessageRaw(msg.id, json));
     }
-    case "subscriptions/listen":
-      return openListenStream(event, msg.id, params, mount.hub, listenCore(server, mount, auth), extensions.values(), mount.streams, mount.keepAliveMs, server.resultMeta, auth?.expiresAt);
+    case "subscriptions/listen": {
+      const open = (acknowledged?: (params: JsonObject) => void) =>
+        openListenStream(event, ctx.requestId, params, mount.hub, listenCore(server, mount, auth), extensions.values(), mount.streams, mount.keepAliveMs, server.resultMeta, auth?.expiresAt, acknowledged);
+      return mount.hooks.request ? listenThroughHooks(event, mount.hooks.request, open) : open();
+    }
     case "tools/call":
-      return respond(ctx, () => callTool(call), "modern");
+      return respond(ctx, hooked(event, ctx, () => callTool(call)), "modern");
     case "prompts/get":
-      return respond(ctx, () => getPrompt(call), "modern");
+      return respond(ctx, hooked(event, ctx, () => getPrompt(call)), "modern");
     case "resources/read":
-      return respond(ctx, () => readResource(call), "modern");
+      return respond(ctx, hooked(event, ctx, () => readResource(call)), "modern");
     default:
-      return respond(ctx, () => complete(call), "modern");
+      return respond(ctx, hooked(event, ctx, () => complete(call)), "modern");
   }
 }
 

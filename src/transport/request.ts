@@ -78,7 +78,8 @@ class Context implements RequestContext {
   readonly requestId: RequestContext["requestId"];
   readonly meta: JsonObject;
   params: JsonObject;
-  readonly sessionId: string | undefined;
+  // Set by a legacy initialize once its session exists.
+  sessionId: string | undefined;
   readonly extensions: RequestContext["extensions"];
   readonly auth: RequestContext["auth"];
   readonly "~mount": HandlerMount;

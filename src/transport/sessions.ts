@@ -1,4 +1,5 @@
 import { nanoid } from "nanoid";
+import type { McpSessionEnd } from "../features/extension-plugin.ts";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/types.ts";
 import type { McpAuthInfo } from "../features/authorization.ts";
 
@@ -16,6 +17,8 @@ export interface LegacySession {
   closeStream?: () => void;
   /** Resource URIs the session subscribed to (`resources/subscribe`). */
   subscriptions: Set<string>;
+  /** Told when the session ends (plugins watching sessions). */
+  ended?: (end: McpSessionEnd) => void;
   /** Server-to-client requests waiting for the client's response, by JSON-RPC id. */
   pending: Map<string, (response: { result?: unknown; error?: { code: number; message: string } }) => void>;
 }
@@ -36,20 +39,21 @@ export function createSessionStore(options: SessionOptions = {}, now: () => numb
   const idle = options.idleTimeoutMs ?? 30 * 60_000;
   const sessions = new Map<string, LegacySession>();
 
-  const drop = (session: LegacySession) => {
+  const drop = (session: LegacySession, reason: McpSessionEnd["reason"]) => {
     sessions.delete(session.id);
     session.closeStream?.();
+    session.ended?.({ reason, at: now() });
   };
   const sweep = () => {
     const cutoff = now() - idle;
     for (const session of sessions.values()) {
       if (session.lastSeen > cutoff && sessions.size <= max) break;
-      drop(session);
+      drop(session, session.lastSeen > cutoff ? "evicted" : "idle");
     }
   };
 
   return {
-    create(init: Omit<LegacySession, "id" | "lastSeen" | "subscriptions" | "pending">): LegacySession {
+    create(init: Omit<LegacySession, "id" | "lastSeen" | "subscriptions" | "pending" | "ended">): LegacySession {
       sweep();
       // nanoid's default alphabet gives 126 bits of entropy at 21 characters; 32 gives 192.
       const session: LegacySession = { ...init, id: nanoid(32), lastSeen: now(), subscriptions: new Set(), pending: new Map() };
@@ -70,7 +74,7 @@ export function createSessionStore(options: SessionOptions = {}, now: () => numb
     delete(id: string): boolean {
       const session = sessions.get(id);
       if (!session) return false;
-      drop(session);
+      drop(session, "deleted");
       return true;
     },
     /** Closes every session's GET stream; the sessions stay. */

@@ -4,7 +4,11 @@ import { describe, expect, it } from "vitest";
 import { mcp as basics } from "../../docs/examples/basics.ts";
 import { mcp as content } from "../../docs/examples/content.ts";
 import { mcp as tasks } from "../../docs/examples/tasks.ts";
-import { call, TASKS } from "../helpers/wire.ts";
+import { auditLog, type AuditEntry } from "../../docs/examples/audit-log.ts";
+import { rateLimit } from "../../docs/examples/rate-limit.ts";
+import { defineMcpHandler, defineTool } from "../../src/index.ts";
+import { mcpTask, mcpTasks } from "../../src/tasks/index.ts";
+import { appFor, call, TASKS } from "../helpers/wire.ts";
 
 const appOf = (h: typeof basics) => new H3().all("/mcp", h);
 
@@ -41,5 +45,51 @@ describe("docs/examples", () => {
     await new Promise((r) => setTimeout(r, 5));
     expect((await call(app, "tasks/get", { taskId: failed.taskId }, { caps })).body.result.error.message).toBe("quota exhausted");
     expect((await call(app, "tools/call", { name: "report", arguments: { pages: 1 } })).body.result.content[0].text).toMatch(/synchronously/);
+  });
+});
+
+describe("docs/examples: plugins on the hooks", () => {
+  const job = defineTool({
+    name: "job",
+    execution: { taskSupport: "optional" },
+    handler: (event, args: { fail?: boolean }) =>
+      args.fail ? Promise.reject(new Error("no")) : mcpTask(event, { run: () => ({ content: [{ type: "text", text: "done" }] }) }),
+  });
+
+  it("audit-log: a line per request, with its outcome, and one per finished task; never the arguments", async () => {
+    const lines: AuditEntry[] = [];
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [job] }, { plugins: [auditLog((e) => lines.push(e)), mcpTasks()] }));
+    const caps = { extensions: { [TASKS]: {} } };
+    const { taskId } = (await call(app, "tools/call", { name: "job", arguments: { secret: "s3cret" } }, { caps, headers: { "x-forwarded-for": "10.0.0.7" } })).body.result;
+    await call(app, "tools/call", { name: "job", arguments: { fail: true } });
+    await call(app, "tools/call", { name: "nope" });
+    await call(app, "tasks/get", { taskId }, { caps });
+    expect(lines.map((l) => [l.caller, l.method, l.target, l.outcome, l.taskId])).toEqual([
+      ["task", "task completed", "job", "ok", taskId],
+      ["ip:10.0.0.7", "tools/call", "job", "ok", taskId],
+      ["ip:unknown", "tools/call", "job", "tool_error", undefined],
+      ["ip:unknown", "tools/call", "nope", -32602, undefined],
+      ["ip:unknown", "tasks/get", undefined, "ok", taskId],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("s3cret");
+  });
+
+  it("rate-limit: refuses a caller past its burst with 429 and Retry-After, before the tool runs; others and polls go on", async () => {
+    let now = 0;
+    let ran = 0;
+    const counted = defineTool({ name: "counted", handler: () => `${++ran}` });
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [counted] }, { plugins: [rateLimit({ burst: 2, perSecond: 1, now: () => now })] }));
+    const from = (ip: string) => ({ headers: { "x-forwarded-for": ip } });
+    expect((await call(app, "tools/call", { name: "counted" }, from("1.1.1.1"))).status).toBe(200);
+    expect((await call(app, "tools/call", { name: "counted" }, from("1.1.1.1"))).status).toBe(200);
+    const refused = await call(app, "tools/call", { name: "counted" }, from("1.1.1.1"));
+    expect(refused.status).toBe(429);
+    expect(refused.res.headers.get("retry-after")).toBe("1");
+    expect(refused.body.error).toEqual({ code: -32000, message: "Rate limit exceeded", data: { retryAfterMs: 1000 } });
+    expect(ran).toBe(2);
+    expect((await call(app, "tools/call", { name: "counted" }, from("2.2.2.2"))).status).toBe(200);
+    now += 1000;
+    expect((await call(app, "tools/call", { name: "counted" }, from("1.1.1.1"))).status).toBe(200);
+    expect(ran).toBe(4);
   });
 });

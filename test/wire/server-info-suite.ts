@@ -14,6 +14,7 @@ import {
   mcpLog,
   mcpProgress,
   McpJsonRpcError,
+  type McpPlugin,
   type McpServerOptions,
 } from "../../src/index.ts";
 import { mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
@@ -96,9 +97,10 @@ function options(extra: Partial<McpServerOptions> = {}): McpServerOptions {
   };
 }
 
-export function serverInfoSuite(label: string, instances: () => McpTasksOptions[]): void {
+/** `plugins` are installed before the tasks extension on every instance (hooks the answers pass through). */
+export function serverInfoSuite(label: string, instances: () => McpTasksOptions[], plugins: () => McpPlugin[] = () => []): void {
   const served = (extra: Partial<McpServerOptions> = {}) => {
-    const handlers = instances().map((own) => defineMcpHandler(options(extra), { extensionPlugins: [mcpTasks(own)] }));
+    const handlers = instances().map((own) => defineMcpHandler(options(extra), { plugins: [...plugins(), mcpTasks(own)] }));
     return { app: roundRobin(handlers.map(appFor)), handlers };
   };
 

@@ -1,0 +1,133 @@
+// The plugins' hooks (each bound to its plugin, so `this` is the plugin), composed once at mount into one
+// function per hook, so that the request path asks one question ("is there a hook?") and a handler whose
+// plugins have none pays nothing more.
+import type { H3Event } from "h3";
+import type { McpPlugin, McpSessionEnd, McpSessionInfo, McpTaskRunInfo } from "./extension-plugin.ts";
+import type { ToolDefinition } from "./tools.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import type { MaybePromise } from "../utils/maybe-promise.ts";
+
+/** Runs a request's method inside every `wrapRequest`, the first plugin outermost. */
+export type RequestHooks = (event: H3Event, method: () => MaybePromise<JsonObject>) => MaybePromise<JsonObject>;
+
+/** Runs a task's work inside every `wrapTaskRun`. */
+export type TaskRunHooks = (task: McpTaskRunInfo, work: () => MaybePromise<JsonObject>) => MaybePromise<JsonObject>;
+
+/** Runs a tool's call (or a task's result) inside every `wrapToolCall`. */
+export type ToolCallHooks = (
+  event: H3Event,
+  tool: ToolDefinition<any>,
+  call: () => MaybePromise<JsonObject>,
+  task?: { readonly taskId: string },
+) => Promise<JsonObject>;
+
+/** Every hook of a handler's plugins, composed; a hook no plugin has is undefined. */
+export interface PluginHooks {
+  readonly request?: RequestHooks;
+  readonly taskRun?: TaskRunHooks;
+  readonly toolCall?: ToolCallHooks;
+  /** Every `beforeToolCall`, in installation order. */
+  readonly beforeToolCall?: (event: H3Event, tool: ToolDefinition<any>) => void;
+  /** The plugins' contributions to a new task's origin, merged; undefined when none contributes. */
+  readonly taskOrigin?: (event: H3Event) => JsonObject | undefined;
+  /** Tells every `watchSession` of a new session; returns what to call at its end (undefined when nobody asked). */
+  readonly watchSession?: (session: McpSessionInfo) => ((end: McpSessionEnd) => void) | undefined;
+}
+
+export function composeHooks(plugins: readonly McpPlugin[]): PluginHooks {
+  return {
+    request: composeRequestHooks(plugins),
+    taskRun: composeTaskRunHooks(plugins),
+    toolCall: composeToolCallHooks(plugins),
+    beforeToolCall: composeBeforeToolCall(plugins),
+    taskOrigin: composeTaskOrigin(plugins),
+    watchSession: composeWatchSession(plugins),
+  };
+}
+
+// --- Internal ---
+
+type Around<A> = (arg: A, next: () => MaybePromise<JsonObject>) => MaybePromise<JsonObject>;
+
+/** Hooks of the `(arg, next)` shape nested into one, the first outermost; undefined for none. */
+function composeAround<A>(hooks: readonly Around<A>[]): Around<A> | undefined {
+  let composed: Around<A> | undefined;
+  for (let i = hooks.length - 1; i >= 0; i--) {
+    const hook = hooks[i]!;
+    const inner = composed;
+    composed = inner ? (arg, next) => hook(arg, () => inner(arg, next)) : hook;
+  }
+  return composed;
+}
+
+function composeRequestHooks(plugins: readonly McpPlugin[]): RequestHooks | undefined {
+  return composeAround(plugins.flatMap((p) => (p.wrapRequest ? [p.wrapRequest.bind(p)] : [])));
+}
+
+function composeTaskRunHooks(plugins: readonly McpPlugin[]): TaskRunHooks | undefined {
+  return composeAround(plugins.flatMap((p) => (p.wrapTaskRun ? [p.wrapTaskRun.bind(p)] : [])));
+}
+
+function composeToolCallHooks(plugins: readonly McpPlugin[]): ToolCallHooks | undefined {
+  const wrappers = plugins.flatMap((p) => (p.wrapToolCall ? [p.wrapToolCall.bind(p)] : []));
+  if (!wrappers.length) return undefined;
+  return (event, tool, call, task) => {
+    let run = call;
+    for (let i = wrappers.length - 1; i >= 0; i--) {
+      const wrap = wrappers[i]!;
+      const next = run;
+      // A wrapper's `next` is always a promise, rejected rather than thrown.
+      const nextPromise = async () => next();
+      run = () => Promise.resolve(task ? wrap(event, tool, nextPromise, task) : wrap(event, tool, nextPromise));
+    }
+    return Promise.resolve(run());
+  };
+}
+
+function composeBeforeToolCall(plugins: readonly McpPlugin[]): PluginHooks["beforeToolCall"] {
+  const gates = plugins.flatMap((p) => (p.beforeToolCall ? [p.beforeToolCall.bind(p)] : []));
+  if (!gates.length) return undefined;
+  if (gates.length === 1) return gates[0];
+  return (event, tool) => {
+    for (const gate of gates) gate(event, tool);
+  };
+}
+
+function composeTaskOrigin(plugins: readonly McpPlugin[]): PluginHooks["taskOrigin"] {
+  const origins = plugins.flatMap((p) => (p.taskOrigin ? [p.taskOrigin.bind(p)] : []));
+  if (!origins.length) return undefined;
+  return (event) => {
+    let merged: JsonObject | undefined;
+    for (const origin of origins) {
+      const part = origin(event);
+      if (part) merged = merged ? { ...merged, ...part } : { ...part };
+    }
+    return merged;
+  };
+}
+
+function composeWatchSession(plugins: readonly McpPlugin[]): PluginHooks["watchSession"] {
+  const watchers = plugins.flatMap((p) => (p.watchSession ? [p.watchSession.bind(p)] : []));
+  if (!watchers.length) return undefined;
+  return (session) => {
+    const ends: ((end: McpSessionEnd) => void)[] = [];
+    for (const watch of watchers) {
+      try {
+        const end = watch(session);
+        if (end) ends.push(end);
+      } catch {
+        // An observer's failure never fails the session.
+      }
+    }
+    if (!ends.length) return undefined;
+    return (end) => {
+      for (const fn of ends) {
+        try {
+          fn(end);
+        } catch {
+          // As above.
+        }
+      }
+    };
+  };
+}

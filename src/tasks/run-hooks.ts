@@ -1,0 +1,67 @@
+// What the plugins' task hooks see of a task that runs here: its id, tool and origin, and its status
+// changes as `tasks/get` shows them (followed on its actor, so answers given through any instance count).
+import { TASK_EXPIRED_ERROR } from "../../machines/task.machine.ts";
+import type { McpTaskRunInfo, McpTaskStatus } from "../features/extension-plugin.ts";
+import type { TaskRunHooks } from "../features/hooks.ts";
+import type { ToolDefinition } from "../features/tools.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { toDetailedTask, type TaskSnapshotLike } from "../protocol/wire.ts";
+import type { MaybePromise } from "../utils/maybe-promise.ts";
+import type { LocalTask } from "./local-tasks.ts";
+import { resultPath, startRun, startWrappedRun } from "./run-outcome.ts";
+import type { TaskRun } from "./task-run.ts";
+import type { McpTaskOptions } from "../features/task-api.ts";
+import type { CompiledTool } from "../features/tools.ts";
+import type { TaskOrigin } from "./store.ts";
+
+/** The hooks a task's run goes through; each is there only when some plugin has it. */
+export interface TaskHooks {
+  /** The plugins' `wrapTaskRun`, composed. */
+  readonly run?: TaskRunHooks;
+  /** The task's result through the plugins' `wrapToolCall` (with the creating call's event, which it keeps). */
+  readonly result?: (taskId: string, tool: ToolDefinition<any>, finish: () => MaybePromise<JsonObject>) => Promise<JsonObject>;
+}
+
+/**
+ * Starts a task's run (see `startRun`): through the plugins' `wrapTaskRun`, and its result through their
+ * `wrapToolCall`, when there are any.
+ */
+export function startTaskRun(
+  run: TaskRun,
+  work: McpTaskOptions["run"],
+  task: LocalTask,
+  tool: CompiledTool | undefined,
+  origin: TaskOrigin | undefined,
+  hooks: TaskHooks | undefined,
+): Promise<void> | undefined {
+  const plain = resultPath(tool);
+  if (!hooks || !tool) return startRun(run, work, plain);
+  const wrapResult = hooks.result;
+  const finish = wrapResult ? (value: unknown) => wrapResult(task.id, tool.def, () => plain(value)) : plain;
+  const wrapRun = hooks.run;
+  if (!wrapRun) return startRun(run, work, finish);
+  return startWrappedRun(run, work, finish, (next) => wrapRun(runInfo(task, tool.def, origin), next));
+}
+
+function runInfo(task: LocalTask, tool: ToolDefinition<any>, origin: TaskOrigin | undefined): McpTaskRunInfo {
+  return {
+    taskId: task.id,
+    tool,
+    origin,
+    onStatus(listener) {
+      // A task that already ended has nothing more to tell.
+      if (!task.actor) return;
+      (task.followers ??= new Set()).add((snapshot) => listener(taskStatus(snapshot)));
+    },
+  };
+}
+
+/** A snapshot as a status listener gets it: the `tasks/get` view, with `expired` on a task whose ttl ran out. */
+export function taskStatus(snapshot: TaskSnapshotLike): McpTaskStatus {
+  const task = toDetailedTask(snapshot) as McpTaskStatus;
+  const error = snapshot.context.error;
+  if (snapshot.value === "failed" && error?.code === TASK_EXPIRED_ERROR.code && error.message === TASK_EXPIRED_ERROR.message) {
+    return { ...task, expired: true };
+  }
+  return task;
+}
