@@ -8,6 +8,7 @@ export default defineConfig({
     "tasks-testing": "src/tasks/testing/index.ts",
     auth: "src/auth/index.ts",
     machines: "machines/index.ts",
+    otel: "src/otel/index.ts",
     // The two targets of package.json's `imports` "#workers-platform", which stays an import in dist so
     // that the app's bundler picks one by its conditions (workerd or not).
     "workers-platform": "src/tasks/workers-platform.ts",
@@ -18,5 +19,5 @@ export default defineConfig({
   target: "node20",
   dts: true,
   clean: true,
-  external: ["h3", "srvx", "xstate", "zod", "nanoid", "redis", "@cfworker/json-schema", "jose", "#workers-platform", "cloudflare:workers"],
+  external: ["h3", "@opentelemetry/api", "srvx", "xstate", "zod", "nanoid", "redis", "@cfworker/json-schema", "jose", "#workers-platform", "cloudflare:workers"],
 });

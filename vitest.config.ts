@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^h3-mcp\/tasks$/, replacement: src("./src/tasks/index.ts") },
       { find: /^h3-mcp\/auth$/, replacement: src("./src/auth/index.ts") },
       { find: /^h3-mcp\/machines$/, replacement: src("./machines/index.ts") },
+      { find: /^h3-mcp\/otel$/, replacement: src("./src/otel/index.ts") },
       { find: /^h3-mcp$/, replacement: src("./src/index.ts") },
       // The package's own `imports`: the build for every runtime but workerd.
       { find: /^#workers-platform$/, replacement: src("./src/tasks/workers-platform.ts") },

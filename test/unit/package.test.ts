@@ -83,9 +83,9 @@ describe("public entries", () => {
 
   it("uses the app's h3 and installs no schema library", () => {
     // h3 2.x releases, and the 2.0.1 prereleases from rc.2 on: Nitro 3.0.0 pins h3 2.0.1-rc.2.
-    expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0 || ^2.0.1-rc.2", redis: ">=5" });
-    // Only the Redis entry loads its client, and only an app that uses it installs one.
-    expect(pkg.peerDependenciesMeta).toEqual({ redis: { optional: true } });
+    expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0 || ^2.0.1-rc.2", redis: ">=5", "@opentelemetry/api": "^1.9.0" });
+    // Only the Redis entry loads its client, only the OpenTelemetry entry the API, and only an app that uses one installs it.
+    expect(pkg.peerDependenciesMeta).toEqual({ redis: { optional: true }, "@opentelemetry/api": { optional: true } });
     expect(Object.keys(pkg.dependencies).sort()).toEqual(["@cfworker/json-schema", "jose", "nanoid", "srvx", "xstate"]);
     expect(pkg.dependencies.zod).toBeUndefined();
     expect(pkg.devDependencies.h3).toBeDefined();

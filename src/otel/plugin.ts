@@ -1,0 +1,229 @@
+// mcpOpenTelemetry(): a plugin of hooks only (not an MCP extension, never advertised) that traces and
+// measures every request, task run and legacy session through the OpenTelemetry API. The API is the only
+// import: with no SDK registered every call is a no-op, and the app chooses the SDK, exporters and sampler.
+import {
+  context,
+  metrics,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Link,
+  type MeterProvider,
+  type Span,
+  type TextMapGetter,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import type { H3Event } from "h3";
+import type { McpPlugin } from "../features/extension-plugin.ts";
+import { getMcpContext, type McpContext } from "../features/request-context.ts";
+import { McpJsonRpcError } from "../protocol/errors.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { isThenable } from "../utils/is-thenable.ts";
+import { ATTR, DURATION_BUCKETS, METRIC, TOOL_ERROR } from "./conventions.ts";
+import { createTaskTracing, type TaskStoreSize } from "./task-spans.ts";
+import { traceparentOf } from "./trace-context.ts";
+
+export interface McpOpenTelemetryOptions {
+  /** Where spans go. Default: the global provider (the one the OpenTelemetry SDK registers). */
+  tracerProvider?: TracerProvider;
+  /** Where metrics go. Default: the global provider. */
+  meterProvider?: MeterProvider;
+  /**
+   * Record a tool call's arguments (`gen_ai.tool.call.arguments`) and result (`gen_ai.tool.call.result`) as
+   * JSON on its span. Off by default: they may hold personal data or secrets.
+   */
+  recordToolPayloads?: boolean;
+  /** Put a `resources/read`'s URI in its span name (`resources/read {uri}`). Off by default: URIs make span names of high cardinality. */
+  resourceUriInSpanName?: boolean;
+  /** The tasks plugin, whose store size (`mcp.server.task.store.size`) is then observed when its store tells it (the in-memory one does). */
+  tasks?: { readonly store: object };
+}
+
+const SCOPE = "h3-mcp";
+
+/**
+ * Traces every MCP request (a SERVER span named `{mcp.method.name} {target}`, its parent taken from
+ * `params._meta`), every task's run (a span linked to the call that created it, ending with the task),
+ * and records `mcp.server.operation.duration`, `mcp.server.session.duration` and task metrics, all as the
+ * OpenTelemetry semantic conventions for MCP say. Install it first, so it wraps every other plugin.
+ *
+ * @example
+ * defineMcpHandler(options, { plugins: [mcpOpenTelemetry(), mcpTasks()] });
+ */
+export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlugin {
+  const tracer = (options.tracerProvider ?? trace).getTracer(SCOPE);
+  const meter = (options.meterProvider ?? metrics).getMeter(SCOPE);
+  const operationDuration = meter.createHistogram(METRIC.operationDuration, {
+    unit: "s",
+    description: "How long the server took to handle an MCP request",
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  const sessionDuration = meter.createHistogram(METRIC.sessionDuration, {
+    unit: "s",
+    description: "How long a 2025-11-25 session lasted, from initialize to its end",
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  const payloads = options.recordToolPayloads === true;
+  const uriInName = options.resourceUriInSpanName === true;
+  const tasks = createTaskTracing(tracer, meter, storeSizeOf(options.tasks));
+
+  return {
+    name: "opentelemetry",
+    wrapRequest(event, next) {
+      const ctx = getMcpContext(event);
+      const method = ctx.method;
+      const params = ctx.params;
+      const attributes: Attributes = { [ATTR.method]: method, [ATTR.networkTransport]: "tcp", [ATTR.networkProtocol]: "http" };
+      let target: string | undefined;
+      if (method === "tools/call" || method === "prompts/get") {
+        const name = params.name;
+        if (typeof name === "string") {
+          target = name;
+          if (method === "tools/call") {
+            attributes[ATTR.toolName] = name;
+            attributes[ATTR.operation] = "execute_tool";
+          } else attributes[ATTR.promptName] = name;
+        }
+      }
+      const ambient = context.active();
+      const fromMeta = hasTraceContext(ctx.meta) ? propagation.extract(ambient, ctx.meta, META_GETTER) : undefined;
+      const parent = fromMeta && trace.getSpanContext(fromMeta) ? fromMeta : ambient;
+      // The HTTP request's span, when an HTTP instrumentation made one, is a link: MCP's context is the parent.
+      const ambientSpan = parent === ambient ? undefined : trace.getSpanContext(ambient);
+      const links: Link[] | undefined = ambientSpan && trace.isSpanContextValid(ambientSpan) ? [{ context: ambientSpan }] : undefined;
+      const span = tracer.startSpan(target === undefined ? spanName(method, params, uriInName) : `${method} ${target}`, { kind: SpanKind.SERVER, attributes, links }, parent);
+      if (span.isRecording()) describeRequest(span, event, ctx, payloads);
+      const started = performance.now();
+
+      const ok = (result: JsonObject) => {
+        const metricAttributes = metricAttributesOf(attributes, ctx);
+        if (result.isError === true && method === "tools/call") {
+          span.setAttribute(ATTR.errorType, TOOL_ERROR);
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          metricAttributes[ATTR.errorType] = TOOL_ERROR;
+        } else if (payloads && method === "tools/call" && result.resultType !== "task") span.setAttribute(ATTR.toolResult, jsonOf(result));
+        const taskId = method === "tools/call" && result.resultType === "task" ? result.taskId : undefined;
+        if (typeof taskId === "string") span.setAttribute(ATTR.taskId, taskId);
+        if (method === "subscriptions/listen") listenedTasks(span, result);
+        if (method === "initialize" && ctx.sessionId !== undefined) span.setAttribute(ATTR.sessionId, ctx.sessionId);
+        span.end();
+        operationDuration.record((performance.now() - started) / 1000, metricAttributes);
+        return result;
+      };
+      const failed = (error: unknown) => {
+        const { code, message } = rpcErrorOf(error);
+        const type = String(code);
+        span.setAttributes({ [ATTR.errorType]: type, [ATTR.statusCode]: type });
+        span.setStatus({ code: SpanStatusCode.ERROR, message });
+        span.end();
+        const metricAttributes = metricAttributesOf(attributes, ctx);
+        metricAttributes[ATTR.errorType] = type;
+        metricAttributes[ATTR.statusCode] = type;
+        operationDuration.record((performance.now() - started) / 1000, metricAttributes);
+        throw error;
+      };
+
+      let result: JsonObject | Promise<JsonObject>;
+      try {
+        result = context.with(trace.setSpan(parent, span), next);
+      } catch (error) {
+        return failed(error);
+      }
+      return isThenable(result) ? result.then(ok, failed) : ok(result);
+    },
+    wrapTaskRun: tasks.wrapTaskRun,
+    taskOrigin() {
+      const span = trace.getActiveSpan();
+      return span ? traceparentOf(span.spanContext()) : undefined;
+    },
+    watchSession(session) {
+      const started = performance.now();
+      return () => {
+        sessionDuration.record((performance.now() - started) / 1000, {
+          [ATTR.protocolVersion]: session.protocolVersion,
+          [ATTR.networkTransport]: "tcp",
+          [ATTR.networkProtocol]: "http",
+        });
+      };
+    },
+  };
+}
+
+// --- Internal ---
+
+/** Reads `params._meta` entries as a text map (only string values). */
+const META_GETTER: TextMapGetter<JsonObject> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key];
+    return typeof value === "string" ? value : undefined;
+  },
+};
+
+function hasTraceContext(meta: JsonObject): boolean {
+  return typeof meta.traceparent === "string";
+}
+
+/** The span name of a method without a tool or prompt: the method, or `resources/read {uri}` when asked for. */
+function spanName(method: string, params: JsonObject, uriInName: boolean): string {
+  return uriInName && method === "resources/read" && typeof params.uri === "string" ? `${method} ${params.uri}` : method;
+}
+
+/** The attributes a sampler has no use for, set only on a span that records. */
+function describeRequest(span: Span, event: H3Event, ctx: McpContext, payloads: boolean): void {
+  const params = ctx.params;
+  span.setAttribute(ATTR.requestId, String(ctx.requestId));
+  span.setAttribute(ATTR.protocolVersion, ctx.protocolVersion);
+  if (ctx.sessionId !== undefined) span.setAttribute(ATTR.sessionId, ctx.sessionId);
+  const method = ctx.method;
+  if ((method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe") && typeof params.uri === "string") {
+    span.setAttribute(ATTR.resourceUri, params.uri);
+  }
+  if (typeof params.taskId === "string" && method.startsWith("tasks/")) span.setAttribute(ATTR.taskId, params.taskId);
+  if (payloads && method === "tools/call" && params.arguments !== undefined) span.setAttribute(ATTR.toolArguments, jsonOf(params.arguments));
+  const node = (event.runtime as NodeRuntime | undefined)?.node?.req;
+  if (node?.httpVersion) span.setAttribute(ATTR.networkProtocolVersion, node.httpVersion);
+  const address = node?.socket?.remoteAddress;
+  if (address) span.setAttribute(ATTR.clientAddress, address);
+}
+
+interface NodeRuntime {
+  node?: { req?: { httpVersion?: string; socket?: { remoteAddress?: string } } };
+}
+
+/** The conventions' metric attributes: the span's low-cardinality ones, and the protocol version. */
+function metricAttributesOf(spanAttributes: Attributes, ctx: McpContext): Attributes {
+  return { ...spanAttributes, [ATTR.protocolVersion]: ctx.protocolVersion };
+}
+
+/** The task ids a listen stream was agreed to, from its acknowledgement. */
+function listenedTasks(span: Span, ack: JsonObject): void {
+  const ids = (ack.notifications as JsonObject | undefined)?.taskIds;
+  if (Array.isArray(ids) && ids.length) span.setAttribute(ATTR.taskIds, ids.filter((id): id is string => typeof id === "string"));
+}
+
+/** The JSON-RPC error a thrown value is answered with (anything but a JSON-RPC error is an internal error). */
+function rpcErrorOf(error: unknown): { code: number; message: string } {
+  return McpJsonRpcError.isError(error) ? { code: error.code, message: error.message } : { code: -32603, message: "Internal error" };
+}
+
+function jsonOf(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "null";
+  } catch {
+    return "null";
+  }
+}
+
+function storeSizeOf(tasks: McpOpenTelemetryOptions["tasks"]): TaskStoreSize | undefined {
+  const store = tasks?.store;
+  if (!store || !("size" in store) || typeof store.size !== "number") return undefined;
+  // Read at each observation: `size` is a getter on the in-memory store.
+  return () => {
+    const size = store.size;
+    return typeof size === "number" ? size : 0;
+  };
+}
+

@@ -1,0 +1,100 @@
+// A task's run as a span and as metrics. The span starts when the run does, in a trace of its own linked
+// to the call that created the task (through the trace context the task carries), and ends with the task:
+// its final status as an attribute, each status change and input request as an event on the way.
+import { context, SpanKind, SpanStatusCode, trace, type Meter, type Tracer } from "@opentelemetry/api";
+import type { McpTaskRunInfo, McpTaskStatus } from "../features/extension-plugin.ts";
+import type { JsonObject } from "../protocol/types.ts";
+import { ATTR, DURATION_BUCKETS, EVENT, METRIC, TOOL_ERROR } from "./conventions.ts";
+import { spanContextOf } from "./trace-context.ts";
+
+/** Tells how many tasks the store holds now. */
+export type TaskStoreSize = () => number;
+
+/** How a task ended, as `mcp.task.status` names it: a task whose ttl ran out is `expired`, not `failed`. */
+type Ending = "completed" | "failed" | "cancelled" | "expired";
+
+export function createTaskTracing(tracer: Tracer, meter: Meter, storeSize: TaskStoreSize | undefined) {
+  const created = meter.createCounter(METRIC.tasksCreated, { unit: "{task}", description: "Tasks created (and run) by this instance" });
+  const finished = meter.createCounter(METRIC.tasksFinished, { unit: "{task}", description: "Tasks run here that ended, by how they ended" });
+  const duration = meter.createHistogram(METRIC.taskDuration, {
+    unit: "s",
+    description: "How long a task lived, from its creation to its end",
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  const active = meter.createUpDownCounter(METRIC.tasksActive, { unit: "{task}", description: "Tasks run here that are working or waiting for input now" });
+  if (storeSize) {
+    meter
+      .createObservableGauge(METRIC.storeSize, { unit: "{task}", description: "Tasks the store holds (live and finished, until they expire)" })
+      .addCallback((result) => result.observe(storeSize()));
+  }
+
+  const wrapTaskRun = (task: McpTaskRunInfo, next: () => JsonObject | Promise<JsonObject>): JsonObject | Promise<JsonObject> => {
+    const tool = task.tool.name;
+    const creator = spanContextOf(task.origin) ?? trace.getActiveSpan()?.spanContext();
+    const span = tracer.startSpan(
+      `execute_tool ${tool}`,
+      {
+        kind: SpanKind.INTERNAL,
+        root: true,
+        links: creator && trace.isSpanContextValid(creator) ? [{ context: creator }] : undefined,
+        attributes: { [ATTR.operation]: "execute_tool", [ATTR.toolName]: tool, [ATTR.taskId]: task.taskId },
+      },
+      context.active(),
+    );
+    const started = performance.now();
+    const toolAttributes = { [ATTR.toolName]: tool };
+    created.add(1, toolAttributes);
+    let status: McpTaskStatus["status"] = "working";
+    active.add(1, { ...toolAttributes, [ATTR.taskStatus]: status });
+    task.onStatus((change) => {
+      active.add(-1, { ...toolAttributes, [ATTR.taskStatus]: status });
+      status = change.status;
+      if (status === "working" || status === "input_required") {
+        active.add(1, { ...toolAttributes, [ATTR.taskStatus]: status });
+        span.addEvent(EVENT.status, { [ATTR.taskStatus]: status, ...messageOf(change) });
+        if (status === "input_required") inputRequested(span, change);
+        return;
+      }
+      const ending: Ending = change.expired ? "expired" : status;
+      span.addEvent(EVENT.status, { [ATTR.taskStatus]: ending, ...messageOf(change) });
+      span.setAttribute(ATTR.taskStatus, ending);
+      markError(span, change, ending);
+      span.end();
+      const endAttributes = { ...toolAttributes, [ATTR.taskStatus]: ending };
+      finished.add(1, endAttributes);
+      duration.record((performance.now() - started) / 1000, endAttributes);
+    });
+    // The run's own spans (a fetch it makes, say) are children of its span.
+    return context.with(trace.setSpan(context.active(), span), next);
+  };
+  return { wrapTaskRun };
+}
+
+// --- Internal ---
+
+function messageOf(change: McpTaskStatus): Record<string, string> {
+  return typeof change.statusMessage === "string" ? { [ATTR.taskStatusMessage]: change.statusMessage } : {};
+}
+
+/** What the task asks of the client: the keys and the methods, never their content. */
+function inputRequested(span: ReturnType<Tracer["startSpan"]>, change: McpTaskStatus): void {
+  const requests = (change.inputRequests ?? {}) as Record<string, { method?: unknown }>;
+  const keys = Object.keys(requests);
+  span.addEvent(EVENT.inputRequested, {
+    [ATTR.inputKeys]: keys,
+    [ATTR.inputMethods]: keys.map((key) => String(requests[key]?.method)),
+  });
+}
+
+/** A failed task (expired included) and a tool error are errors; a cancelled task is not. */
+function markError(span: ReturnType<Tracer["startSpan"]>, change: McpTaskStatus, ending: Ending): void {
+  if (ending === "failed" || ending === "expired") {
+    const error = change.error as { code?: unknown; message?: unknown } | undefined;
+    const type = typeof error?.code === "number" ? String(error.code) : "_OTHER";
+    span.setAttributes({ [ATTR.errorType]: type, [ATTR.statusCode]: type });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: typeof error?.message === "string" ? error.message : undefined });
+  } else if (ending === "completed" && (change.result as JsonObject | undefined)?.isError === true) {
+    span.setAttribute(ATTR.errorType, TOOL_ERROR);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+}
