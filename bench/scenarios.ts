@@ -22,6 +22,15 @@ export function benchScenarios(config: BenchConfig, quick: boolean): Scenario[] 
       check: isText,
     },
     {
+      id: "otel",
+      title: "tools/call echo (synchronous), OpenTelemetry on and off",
+      processes: { "h3-mcp": "mcp", traced: "mcp-otel", unsampled: "mcp-otel-unsampled" },
+      base: "h3-mcp",
+      prepare: fixed(requests.echo()),
+      check: isText,
+      release: ["mcp-otel", "mcp-otel-unsampled"],
+    },
+    {
       id: "task-create",
       title: "tools/call creating a task",
       processes: { bare: "bare", "h3-mcp": "mcp-create", actor: "bare-actor" },

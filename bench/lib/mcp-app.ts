@@ -2,7 +2,7 @@
 // a task tool whose run never finishes (for the working-task memory figure). Shared by the HTTP
 // target, the memory script and the sweep script so all three measure the same handler.
 import { H3 } from "h3";
-import { defineMcpHandler, defineTool, mcpListRoots, type McpHandler } from "h3-mcp";
+import { defineMcpHandler, defineTool, mcpListRoots, type McpHandler, type McpPlugin } from "h3-mcp";
 import { mcpTask, mcpTasks, type McpTasksOptions, type McpTasksPlugin } from "h3-mcp/tasks";
 import { z } from "zod";
 
@@ -62,13 +62,16 @@ export interface BenchApp {
   tasks: McpTasksPlugin;
 }
 
-/** `withAsk` adds task_ask (kept out of the default surface, so tools/list answers what it did before). */
-export function createBenchApp(taskOptions: McpTasksOptions = {}, opts: { withAsk?: boolean } = {}): BenchApp {
+/**
+ * `withAsk` adds task_ask (kept out of the default surface, so tools/list answers what it did before);
+ * `plugins` are installed before the tasks extension.
+ */
+export function createBenchApp(taskOptions: McpTasksOptions = {}, opts: { withAsk?: boolean; plugins?: McpPlugin[] } = {}): BenchApp {
   const tasks = mcpTasks({ max: 2_000_000, ttlMs: null, ...taskOptions });
   const tools = [echoTool, taskEchoTool, taskHangTool, ...(opts.withAsk ? [taskAskTool] : [])];
   const handler = defineMcpHandler(
     { name: "h3-mcp-bench", version: "0.0.0", tools },
-    { extensionPlugins: [tasks] },
+    { plugins: [...(opts.plugins ?? []), tasks] },
   );
   const app = new H3().all("/mcp", handler);
   return { app, handler, tasks };

@@ -14,6 +14,8 @@ export type ProcessKey =
   | "bare-actor"
   | "mcp"
   | "mcp-create"
+  | "mcp-otel"
+  | "mcp-otel-unsampled"
   | "mcp-tasks"
   | `mcp-store-${number}`
   | "bare-redis"
@@ -79,6 +81,10 @@ export class Processes {
         return { file: "bare-redis.ts", env: { REDIS_URL: await this.#redisUrl() } };
       case "mcp-redis":
         return { file: "h3-mcp.ts", env: { BENCH_STORE: "redis", REDIS_URL: await this.#redisUrl(), BENCH_REDIS_PREFIX: "bench-one", BENCH_ASK: "1" } };
+      case "mcp-otel":
+        return { file: "h3-mcp.ts", env: { BENCH_OTEL: "all" } };
+      case "mcp-otel-unsampled":
+        return { file: "h3-mcp.ts", env: { BENCH_OTEL: "none" } };
       case "mcp-memory":
       case "mcp-tasks":
         return { file: "h3-mcp.ts", env: { BENCH_ASK: "1" } };

@@ -6,9 +6,10 @@
  * (bare h3 plus one task actor's whole life per request) is what the task chart alone costs a task
  * creation; in a `redis-` scenario `h3-mcp` is h3-mcp on the Redis store and `memory` the same app
  * on the in-memory store; in the two-instance scenarios `h3-mcp` is one instance behind the proxy
- * and `two` two instances sharing one Redis behind it.
+ * and `two` two instances sharing one Redis behind it. `traced` is the h3-mcp app with mcpOpenTelemetry() and
+ * the OpenTelemetry SDK recording every span (and its metrics), `unsampled` the same with no span sampled.
  */
-export type TargetKind = "bare" | "node" | "h3-mcp" | "sdk" | "bare-redis" | "memory" | "two" | "actor";
+export type TargetKind = "bare" | "node" | "h3-mcp" | "sdk" | "bare-redis" | "memory" | "two" | "actor" | "traced" | "unsampled";
 
 /** The ceilings: they answer the echo result whatever they are asked. */
 export const CEILINGS = new Set<TargetKind>(["bare", "node", "bare-redis"]);
@@ -25,6 +26,8 @@ const NAMES: Record<TargetKind, string> = {
   memory: "(m) h3-mcp, in-memory store",
   two: "(2) two h3-mcp instances",
   actor: "(f) bare h3 + one task actor (its whole life)",
+  traced: "(o) h3-mcp, OpenTelemetry recording every span",
+  unsampled: "(o') h3-mcp, OpenTelemetry installed, no span sampled",
 };
 
 /** The row's name in the report: h3-mcp's depends on the scenario it serves. */

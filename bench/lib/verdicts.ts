@@ -40,6 +40,17 @@ function loadVerdicts(results: Results): string[] {
     createRatio === undefined ? undefined : createRatio >= 0.6,
     createRatio ? withCpu(createRatio, "task-create", "h3-mcp", "bare") : "",
   );
+  for (const [kind, goal] of [
+    ["traced", 0.8],
+    ["unsampled", 0.95],
+  ] as const) {
+    const r = ratio("otel", kind, "h3-mcp");
+    verdict(
+      `tools/call with OpenTelemetry, ${kind === "traced" ? "every span recorded" : "no span sampled"}, ≥ ${goal}× untraced`,
+      r === undefined ? undefined : r >= goal,
+      r === undefined ? "" : withCpu(r, "otel", kind, "h3-mcp"),
+    );
+  }
   const sdkRatio = ratio("echo", "h3-mcp", "sdk");
   verdict("tools/call ≥ 10× official SDK", sdkRatio === undefined ? undefined : sdkRatio >= 10, sdkRatio ? withCpu(sdkRatio, "echo", "h3-mcp", "sdk") : "");
   for (const [id, goal] of [

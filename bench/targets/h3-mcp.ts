@@ -21,7 +21,10 @@ if (process.env.BENCH_STORE === "redis") {
   taskOptions.store = store;
   closeStore = () => store.close();
 }
-const { app } = createBenchApp(taskOptions, { withAsk: process.env.BENCH_ASK === "1" });
+// With BENCH_OTEL, mcpOpenTelemetry() is installed over the OpenTelemetry SDK: "all" records every span
+// (batched to an exporter that drops them) and the metrics; "none" samples no span and keeps the metrics.
+const plugins = process.env.BENCH_OTEL ? await (await import("../lib/otel-sdk.ts")).benchTelemetry(process.env.BENCH_OTEL === "all") : [];
+const { app } = createBenchApp(taskOptions, { withAsk: process.env.BENCH_ASK === "1", plugins });
 const sample = new Reservoir(Number(process.env.BENCH_SAMPLE ?? 4096));
 let created = 0;
 

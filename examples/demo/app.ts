@@ -1,8 +1,8 @@
 // The demo server: the docs' examples plus every fixture the conformance suite names
 // (docs/dev/conformance-fixtures.md). `npm start` serves it; `npm run conformance` tests it.
 import { H3 } from "h3";
-import { defineMcpHandler, type RequestStateOptions } from "h3-mcp";
-import { mcpTasks, type McpTasksOptions } from "h3-mcp/tasks";
+import { defineMcpHandler, type McpPlugin, type RequestStateOptions } from "h3-mcp";
+import { mcpTasks, type McpTasksOptions, type McpTasksPlugin } from "h3-mcp/tasks";
 import { prompts } from "./prompts.ts";
 import { resources, resourceTemplates } from "./resources.ts";
 import { basicTools } from "./tools/basics.ts";
@@ -14,9 +14,14 @@ import { taskTools } from "./tools/tasks.ts";
 
 /**
  * Builds the demo; `tasks` options reach the tasks plugin (e.g. an inspector, a shared store), `requestState`
- * the MRTR signer (instances behind one balancer share its secret).
+ * the MRTR signer (instances behind one balancer share its secret), `plugins` are installed before the
+ * tasks extension (e.g. OpenTelemetry, which then wraps everything).
  */
-export function createDemo(tasks: McpTasksOptions = {}, requestState?: RequestStateOptions) {
+export function createDemo(
+  tasks: McpTasksOptions = {},
+  requestState?: RequestStateOptions,
+  plugins: McpPlugin[] | ((tasks: McpTasksPlugin) => McpPlugin[]) = [],
+) {
   // Polling every 200 ms keeps the suite's task scenarios quick.
   const tasksPlugin = mcpTasks({ pollIntervalMs: 200, ...tasks });
   const mcp = defineMcpHandler(
@@ -31,7 +36,7 @@ export function createDemo(tasks: McpTasksOptions = {}, requestState?: RequestSt
       resources,
       resourceTemplates,
     },
-    { extensionPlugins: [tasksPlugin], ...(requestState ? { requestState } : {}) },
+    { plugins: [...(typeof plugins === "function" ? plugins(tasksPlugin) : plugins), tasksPlugin], ...(requestState ? { requestState } : {}) },
   );
   const app: H3 = new H3().all("/mcp", mcp);
   return { mcp, app, tasks: tasksPlugin };

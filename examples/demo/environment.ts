@@ -22,7 +22,9 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   const secret = env.MCP_REQUEST_STATE_SECRET || undefined;
   const requestState = secret ? { secret } : undefined;
   const url = env.REDIS_URL || undefined;
-  if (!url) return { tasks: {}, requestState, describe: "tasks in memory (this process only)", close: async () => {} };
+  // A short task lifetime, to watch tasks expire.
+  const ttl = env.MCP_TASK_TTL_MS ? { ttlMs: Number(env.MCP_TASK_TTL_MS) } : {};
+  if (!url) return { tasks: ttl, requestState, describe: "tasks in memory (this process only)", close: async () => {} };
 
   const { redisTaskStore } = await import("h3-mcp/tasks/redis");
   // The key owners are hashed under in Redis: required as soon as tasks are bound to callers (the same on
@@ -30,7 +32,7 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   const store = redisTaskStore({ url, prefix: DEMO_PREFIX, leaseMs: DEMO_LEASE_MS, secret: env.MCP_TASKS_SECRET || undefined });
   const warning = secret ? "" : " (MCP_REQUEST_STATE_SECRET is unset: an MRTR round started here only finishes here)";
   return {
-    tasks: { store },
+    tasks: { store, ...ttl },
     requestState,
     describe: `tasks in Redis at ${url}, prefix "${DEMO_PREFIX}", lease ${DEMO_LEASE_MS} ms${warning}`,
     close: () => store.close(),

@@ -5,11 +5,13 @@ import { demoEnvironment } from "./environment.ts";
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOST ?? "127.0.0.1";
 const environment = await demoEnvironment();
-const { app } = createDemo(environment.tasks, environment.requestState);
+// Without an OTLP endpoint nothing of OpenTelemetry is loaded.
+const telemetry = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? (await import("./telemetry.ts")).startTelemetry() : undefined;
+const { app } = createDemo(environment.tasks, environment.requestState, telemetry?.plugins ?? []);
 const server = serve(app, { port, hostname, silent: true });
 await server.ready();
 const url = `http://${hostname}:${port}/mcp`;
-console.log(`h3-mcp demo listening on ${url}, ${environment.describe}`);
+console.log(`h3-mcp demo listening on ${url}, ${environment.describe}${telemetry ? `; ${telemetry.describe}` : ""}`);
 console.log(`Try: curl -s ${url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\
   -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: tools/list' \\
   -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`);
@@ -20,6 +22,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => process.exit(1));
     await server.close(true);
     await environment.close();
+    await telemetry?.shutdown();
     process.exit(0);
   });
 }
