@@ -36,6 +36,11 @@ export interface AuthorizationServer {
   readonly jwksRequests: number;
   /** Requests to the introspection endpoint so far. */
   readonly introspections: number;
+  /**
+   * Plays the user's browser on an authorization URL: signs in as `login`, consents to what was asked,
+   * and returns the parameters the authorization server sent to the redirect URI (`code`, `state`, `iss`).
+   */
+  authorizeAs(authorizationUrl: URL | string, login: string): Promise<URLSearchParams>;
   /** Revokes a token (RFC 7009), as its client. */
   revoke(token: string, client?: { id: string; secret: string }): Promise<void>;
   /** Answers every request with 503 (or not), to play an authorization server that is down. */
@@ -159,6 +164,7 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
     get introspections() {
       return introspections;
     },
+    authorizeAs: (authorizationUrl, login) => signInAndConsent(new URL(authorizationUrl), login),
     async revoke(token, who = client) {
       const res = await fetch(`${issuer}/token/revocation`, {
         method: "POST",
@@ -175,6 +181,47 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => undefined),
   };
+}
+
+/**
+ * A browser without a screen: follows the authorization server's redirects with its cookies, answers the
+ * sign-in form (oidc-provider's development interactions take any login) and the consent form, and stops
+ * at the first redirect that leaves the authorization server.
+ */
+async function signInAndConsent(start: URL, login: string): Promise<URLSearchParams> {
+  const cookies = new Map<string, string>();
+  let next: { url: URL; form?: URLSearchParams } = { url: start };
+  for (let step = 0; step < 20; step++) {
+    const res = await fetch(next.url, {
+      method: next.form ? "POST" : "GET",
+      redirect: "manual",
+      headers: {
+        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join("; "),
+        ...(next.form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      },
+      body: next.form,
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const at = pair!.indexOf("=");
+      cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+    }
+    const location = res.headers.get("location");
+    if (location) {
+      const url = new URL(location, next.url);
+      if (url.origin !== start.origin) return url.searchParams;
+      next = { url };
+      continue;
+    }
+    const page = await res.text();
+    if (res.status !== 200) throw new Error(`authorization failed: ${res.status} ${page.slice(0, 300)}`);
+    const prompt = /name="prompt" value="(\w+)"/.exec(page)?.[1];
+    const form = new URLSearchParams({ prompt: prompt ?? "" });
+    if (prompt === "login") form.set("login", login), form.set("password", "any");
+    else if (prompt !== "consent") throw new Error(`unexpected authorization page: ${page.slice(0, 300)}`);
+    next = { url: next.url, form };
+  }
+  throw new Error("authorization did not reach the redirect URI");
 }
 
 function basic(who: { id: string; secret: string }): string {

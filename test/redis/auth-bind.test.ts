@@ -1,27 +1,21 @@
 // Tasks bound by default to the token's issuer and subject, across instances sharing one Redis, against a
 // real authorization server: another caller never reads a task on any instance, and the per-caller cap
 // holds across instances.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authApp, bearer, RESOURCE } from "../fixtures/auth-app.ts";
-import { startAuthorizationServer, type AuthorizationServer } from "../helpers/authorization-server.ts";
+import { describe, expect, it } from "vitest";
+import { authApp, bearer } from "../fixtures/auth-app.ts";
+import { expectPerSubjectCap, useTwoCallers } from "../helpers/auth-callers.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { call, TASKS } from "../helpers/wire.ts";
 import { twoRedisInstances } from "./instances.ts";
 
 const instances = twoRedisInstances("auth-bind");
-let as: AuthorizationServer;
-let alice: string;
-let bob: string;
-beforeAll(async () => {
-  as = await startAuthorizationServer();
-  [alice, bob] = await Promise.all([as.token(RESOURCE, "mcp"), as.token(RESOURCE, "mcp", as.otherClient)]);
-});
-afterAll(() => as.close());
+const callers = useTwoCallers();
 
 const caps = { extensions: { [TASKS]: {} } };
 
 describe("default bind on a shared store", () => {
   it("lets the creator read its task on the other instance, and nobody else on either", async () => {
+    const { as, alice, bob } = callers;
     const [a, b] = instances().map((tasks) => authApp({ issuer: as.issuer, tasks }).app);
     const created = await call(a!, "tools/call", { name: "slow_task" }, { headers: bearer(alice), caps });
     expectShape(S.createTask, created.body.result);
@@ -33,11 +27,8 @@ describe("default bind on a shared store", () => {
     }
   });
 
-  it("holds maxPerOwner across instances, per subject", async () => {
-    const [a, b] = instances().map((tasks) => authApp({ issuer: as.issuer, tasks: { ...tasks, maxPerOwner: 1 } }).app);
-    const create = (app: typeof a, token: string) => call(app!, "tools/call", { name: "slow_task" }, { headers: bearer(token), caps });
-    expect((await create(a, alice)).body.result.resultType).toBe("task");
-    expect(expectError((await create(b, alice)).body, -32603).data).toMatchObject({ maxPerOwner: 1 });
-    expect((await create(b, bob)).body.result.resultType).toBe("task");
+  it("holds maxPerOwner across instances, per subject, atomically", async () => {
+    const apps = instances().map((tasks) => authApp({ issuer: callers.as.issuer, tasks: { ...tasks, maxPerOwner: 2 } }).app);
+    await expectPerSubjectCap(apps, callers);
   });
 });

@@ -2,29 +2,23 @@
 // a function of the event, in plugins' `enabled`, in `bind`; tasks bound to the token's issuer and subject
 // by default, a per-caller cap counted per subject, and streams that end when their token does.
 import { H3 } from "h3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineMcpPlugin, defineTool, getMcpAuth } from "h3-mcp";
 import { jwtVerifier, mcpAuth } from "h3-mcp/auth";
 import { authApp, bearer, RESOURCE } from "../fixtures/auth-app.ts";
-import { startAuthorizationServer, type AuthorizationServer } from "../helpers/authorization-server.ts";
+import { expectPerSubjectCap, useTwoCallers } from "../helpers/auth-callers.ts";
 import { legacyClient } from "../helpers/legacy.ts";
 import { expectError, expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { call, modernRequest, TASKS } from "../helpers/wire.ts";
 
-let as: AuthorizationServer;
-let alice: string;
-let bob: string;
-beforeAll(async () => {
-  as = await startAuthorizationServer();
-  [alice, bob] = await Promise.all([as.token(RESOURCE, "mcp"), as.token(RESOURCE, "mcp", as.otherClient)]);
-});
-afterAll(() => as.close());
+const callers = useTwoCallers();
 
 const taskCaps = { extensions: { [TASKS]: {} } };
 
 describe("the identity on the request", () => {
   it("reaches tools, options given as a function of the event, plugins' enabled and their methods, typed", async () => {
+    const { as, alice, bob } = callers;
     const seen: Record<string, string | undefined> = {};
     const auth = mcpAuth({ resource: RESOURCE, verifier: jwtVerifier({ issuers: [{ issuer: as.issuer }] }), scopes: ["mcp"] });
     const plugin = defineMcpPlugin({
@@ -51,6 +45,7 @@ describe("the identity on the request", () => {
   });
 
   it("serves lists of options given as a function of the event with a private cache scope", async () => {
+    const { as, alice } = callers;
     const auth = mcpAuth({ resource: RESOURCE, verifier: jwtVerifier({ issuers: [{ issuer: as.issuer }] }) });
     const tools = [defineTool({ name: "t", handler: () => "t" })];
     const app = new H3().all("/mcp", defineMcpHandler(() => ({ name: "x", version: "1", tools }), { auth }));
@@ -63,6 +58,7 @@ describe("the identity on the request", () => {
 
 describe("tasks bound to the token's issuer and subject by default", () => {
   it("one caller never sees another's task; the same caller with a new token does", async () => {
+    const { as, alice, bob } = callers;
     const { app } = authApp({ issuer: as.issuer });
     const created = await call(app, "tools/call", { name: "slow_task" }, { headers: bearer(alice), caps: taskCaps });
     expectShape(S.createTask, created.body.result);
@@ -79,15 +75,12 @@ describe("tasks bound to the token's issuer and subject by default", () => {
   });
 
   it("caps each caller with maxPerOwner, counted per subject", async () => {
-    const { app } = authApp({ issuer: as.issuer, tasks: { maxPerOwner: 1 } });
-    const create = (token: string) => call(app, "tools/call", { name: "slow_task" }, { headers: bearer(token), caps: taskCaps });
-    expect((await create(alice)).body.result.resultType).toBe("task");
-    const refused = await create(alice);
-    expect(expectError(refused.body, -32603).data).toMatchObject({ maxPerOwner: 1 });
-    expect((await create(bob)).body.result.resultType).toBe("task");
+    const { app } = authApp({ issuer: callers.as.issuer, tasks: { maxPerOwner: 2 } });
+    await expectPerSubjectCap([app], callers);
   });
 
   it("keeps an explicit bind, which reads the identity", async () => {
+    const { as, alice, bob } = callers;
     const { app } = authApp({ issuer: as.issuer, tasks: { bind: (event) => getMcpAuth(event)?.issuer } });
     const created = await call(app, "tools/call", { name: "slow_task" }, { headers: bearer(alice), caps: taskCaps });
     // Bound by issuer only: another subject of the same issuer shares it, as this bind says.
@@ -98,6 +91,7 @@ describe("tasks bound to the token's issuer and subject by default", () => {
 
 describe("streams end when their token does", () => {
   it("a listen stream ends with its result when the token that opened it expires", async () => {
+    const { as } = callers;
     const { app } = authApp({ issuer: as.issuer });
     const token = await as.token(RESOURCE, "mcp", as.shortLivedClient);
     const res = await app.fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { headers: bearer(token) }));
@@ -113,6 +107,7 @@ describe("streams end when their token does", () => {
   });
 
   it("a legacy GET stream closes when its token expires", async () => {
+    const { as } = callers;
     const { app } = authApp({ issuer: as.issuer });
     const token = await as.token(RESOURCE, "mcp", as.shortLivedClient);
     const legacy = await legacyClient({ fetch: (r: Request) => app.fetch(withBearer(r, token)) } as never);

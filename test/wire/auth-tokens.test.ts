@@ -160,3 +160,110 @@ describe("the token stays with the guard", () => {
     expect(errors.map(String).join("\n")).not.toContain(parts(good)[1]!);
   });
 });
+
+describe("every bad input of the list, answered in full in both eras", () => {
+  const METADATA_URL = "http://localhost/.well-known/oauth-protected-resource/mcp";
+  const NO_TOKEN = "this server needs an OAuth bearer access token";
+  const ONE_TOKEN = "The Authorization header must hold one bearer token";
+  type Expected = { status: 401; description?: string } | { status: 400 };
+  interface BadInput {
+    name: string;
+    /** The request's Authorization headers (several, or none), its URL, and what its body adds. */
+    authorization: string[];
+    url?: string;
+    body?: Record<string, unknown>;
+    expected: Expected;
+  }
+  let inputs: BadInput[];
+  beforeAll(async () => {
+    const [, p, s] = parts(good);
+    const hs256 = `${b64({ ...headerOf(good), alg: "HS256" })}.${p}`;
+    const jwks = (await (await fetch(`${as.issuer}/jwks`)).json()) as { keys: Record<string, unknown>[] };
+    const pem = await exportSPKI((await importJWK(jwks.keys[0]!, "ES256")) as CryptoKey);
+    const [shortLived, future, foreign, elsewhere] = await Promise.all([
+      as.token(RESOURCE, "mcp", as.shortLivedClient),
+      as.token(RESOURCE, "mcp", as.futureClient),
+      otherAs.token(RESOURCE, "mcp"),
+      as.token("http://localhost/other-mcp", "mcp"),
+    ]);
+    // The short-lived token's second runs out while the others are built.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const refused = (description: string): Expected => ({ status: 401, description });
+    const token = (name: string, value: string, description: string): BadInput => ({ name, authorization: [`Bearer ${value}`], expected: refused(description) });
+    inputs = [
+      token("malformed", "not-a-jwt", "The access token is malformed"),
+      token("truncated", good.slice(0, good.lastIndexOf(".")), "The access token is malformed"),
+      token("alg none", `${b64({ ...headerOf(good), alg: "none" })}.${p}.`, "The access token is invalid"),
+      token("HS256 signed with the public key", `${hs256}.${createHmac("sha256", pem).update(hs256).digest("base64url")}`, "The access token is invalid"),
+      token("expired", shortLived, "The access token expired"),
+      token("nbf in the future", future, "The access token is not valid yet"),
+      token("another issuer", foreign, "The access token is invalid"),
+      token("another audience", elsewhere, "The access token was not issued for this resource"),
+      token("unknown kid", `${b64({ ...headerOf(good), kid: "never-published" })}.${p}.${s}`, "The access token is invalid"),
+      token("huge (8 KiB+)", `${good}${"A".repeat(8 * 1024)}`, "The access token is malformed"),
+      { name: "several Authorization headers", authorization: [`Bearer ${good}`, `Bearer ${good}`], expected: { status: 400 } },
+      { name: "several, only one of them good", authorization: [`Bearer ${good}`, "Bearer not-a-jwt"], expected: { status: 400 } },
+      { name: "Bearer with a tab", authorization: [`Bearer\t${good}`], expected: { status: 400 } },
+      { name: "Bearer and spaces, no token", authorization: ["Bearer   "], expected: { status: 400 } },
+      { name: "odd case, spacing, a refused token", authorization: [`bEaReR   ${elsewhere}`], expected: refused("The access token was not issued for this resource") },
+      { name: "another scheme", authorization: [`Basic ${Buffer.from("a:b").toString("base64")}`], expected: { status: 401 } },
+      { name: "a token in the query string", authorization: [], url: `http://localhost/mcp?access_token=${good}`, expected: { status: 401 } },
+      { name: "a token only in the body", authorization: [], body: { access_token: good }, expected: { status: 401 } },
+    ];
+  });
+
+  function challengeOf(expected: Expected): Record<string, string> {
+    const base = { resource_metadata: METADATA_URL, scope: "mcp" };
+    if (expected.status === 400) return { ...base, error: "invalid_request", error_description: ONE_TOKEN };
+    return expected.description ? { ...base, error: "invalid_token", error_description: expected.description } : base;
+  }
+  function messageOf(expected: Expected): string {
+    if (expected.status === 400) return "Bad request: the Authorization header must be one bearer token";
+    return `Unauthorized: ${expected.description ?? NO_TOKEN}`;
+  }
+  function withInput(request: Request, input: BadInput): Request {
+    const headers = new Headers(request.headers);
+    for (const value of input.authorization) headers.append("authorization", value);
+    return new Request(input.url ?? request.url, { method: "POST", headers, body: request.body, duplex: "half" } as RequestInit);
+  }
+  async function expectAnswered(res: Response, input: BadInput) {
+    expect(res.status, input.name).toBe(input.expected.status);
+    const header = res.headers.get("www-authenticate")!;
+    expect(header, input.name).toMatch(/^Bearer /);
+    const params = Object.fromEntries([...header.matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    expect(params, input.name).toEqual(challengeOf(input.expected));
+    expect(res.headers.get("content-type")).toBe("application/json");
+    const body = await res.json();
+    expectError(body, -32600);
+    expect(body, input.name).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: messageOf(input.expected) } });
+  }
+
+  it("2026-07-28: a tools/call with each is answered with its status, challenge and JSON-RPC error, and runs nothing", async () => {
+    const before = server.runs.counter;
+    for (const input of inputs) {
+      const request = modernRequest("tools/call", { name: "counter", ...input.body }, input.body ? { meta: input.body } : {});
+      await expectAnswered(await server.app.fetch(withInput(request, input)), input);
+    }
+    expect(server.runs.counter).toBe(before);
+  });
+
+  it("2025-11-25: an initialize with each is answered the same, and opens no session", async () => {
+    const sessions = server.handler["~mount"].sessions.size;
+    for (const input of inputs) {
+      const request = new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "legacy", version: "1" }, ...input.body },
+        }),
+      });
+      const res = await server.app.fetch(withInput(request, input));
+      expect(res.headers.get("mcp-session-id"), input.name).toBeNull();
+      await expectAnswered(res, input);
+    }
+    expect(server.handler["~mount"].sessions.size).toBe(sessions);
+  });
+});
