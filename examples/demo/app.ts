@@ -2,6 +2,7 @@
 // (docs/dev/conformance-fixtures.md). `npm start` serves it; `npm run conformance` tests it.
 import { H3 } from "h3";
 import { defineMcpHandler, type McpPlugin, type RequestStateOptions } from "h3-mcp";
+import type { McpAuth } from "h3-mcp/auth";
 import { mcpTasks, type McpTasksOptions, type McpTasksPlugin } from "h3-mcp/tasks";
 import { prompts } from "./prompts.ts";
 import { resources, resourceTemplates } from "./resources.ts";
@@ -11,16 +12,19 @@ import { legacyTools } from "./tools/legacy.ts";
 import { mrtrTools } from "./tools/mrtr.ts";
 import { taskFixtureTools } from "./tools/task-fixtures.ts";
 import { taskTools } from "./tools/tasks.ts";
+import { authTools } from "./tools/auth.ts";
 
 /**
  * Builds the demo; `tasks` options reach the tasks plugin (e.g. an inspector, a shared store), `requestState`
  * the MRTR signer (instances behind one balancer share its secret), `plugins` are installed before the
- * tasks extension (e.g. OpenTelemetry, which then wraps everything).
+ * tasks extension (e.g. OpenTelemetry, which then wraps everything). With `auth`, /mcp needs its tokens, the
+ * protected resource metadata is served beside it, and the tools `whoami` and `admin_echo` are added.
  */
 export function createDemo(
   tasks: McpTasksOptions = {},
   requestState?: RequestStateOptions,
   plugins: McpPlugin[] | ((tasks: McpTasksPlugin) => McpPlugin[]) = [],
+  auth?: McpAuth,
 ) {
   // Polling every 200 ms keeps the suite's task scenarios quick.
   const tasksPlugin = mcpTasks({ pollIntervalMs: 200, ...tasks });
@@ -31,14 +35,18 @@ export function createDemo(
       instructions: "A demo of h3-mcp: try the render tool with a tasks-capable client.",
       // Listing order is part of the contract: conformanceTools starts with test_simple_text, which the
       // suite calls as "the first tool", and holds the only x-mcp-header tool.
-      tools: [...conformanceTools, ...mrtrTools, ...taskFixtureTools, ...legacyTools, ...basicTools, ...taskTools],
+      tools: [...conformanceTools, ...mrtrTools, ...taskFixtureTools, ...legacyTools, ...basicTools, ...taskTools, ...(auth ? authTools : [])],
       prompts,
       resources,
       resourceTemplates,
     },
-    { plugins: [...(typeof plugins === "function" ? plugins(tasksPlugin) : plugins), tasksPlugin], ...(requestState ? { requestState } : {}) },
+    {
+      plugins: [...(typeof plugins === "function" ? plugins(tasksPlugin) : plugins), tasksPlugin],
+      ...(requestState ? { requestState } : {}),
+      ...(auth ? { auth } : {}),
+    },
   );
-  const app: H3 = new H3().all("/mcp", mcp);
+  const app: H3 = (auth ? auth.serveMetadata(new H3()) : new H3()).all("/mcp", mcp);
   return { mcp, app, tasks: tasksPlugin };
 }
 

@@ -1,12 +1,17 @@
 // What the demo takes from its environment. With REDIS_URL, tasks live in that Redis, so every demo started
 // with the same REDIS_URL and MCP_REQUEST_STATE_SECRET is one server: put any number behind a round-robin
 // balancer (docs/scale-out.md). Without REDIS_URL, nothing of Redis is loaded.
+// With MCP_AUTH_ISSUER, /mcp takes only JWT access tokens of that issuer for MCP_AUTH_RESOURCE (default
+// http://HOST:PORT/mcp) with scope `mcp` (docs/authorization.md). Without it, nothing of h3-mcp/auth is loaded.
 import type { RequestStateOptions } from "h3-mcp";
+import type { McpAuth } from "h3-mcp/auth";
 import type { McpTasksOptions } from "h3-mcp/tasks";
 
 export interface DemoEnvironment {
   tasks: McpTasksOptions;
   requestState?: RequestStateOptions;
+  /** The route's protection, when MCP_AUTH_ISSUER is set. */
+  auth?: McpAuth;
   /** One line saying how tasks are kept, for the start-up banner. */
   describe: string;
   /** Releases what the environment opened (the Redis connections). */
@@ -21,10 +26,12 @@ export const DEMO_LEASE_MS = 3_000;
 export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<DemoEnvironment> {
   const secret = env.MCP_REQUEST_STATE_SECRET || undefined;
   const requestState = secret ? { secret } : undefined;
+  const auth = await demoAuth(env);
+  const protection = auth ? `; /mcp needs a token of ${env.MCP_AUTH_ISSUER} for ${auth.resource} with scope mcp` : "; open (MCP_AUTH_ISSUER unset)";
   const url = env.REDIS_URL || undefined;
   // A short task lifetime, to watch tasks expire.
   const ttl = env.MCP_TASK_TTL_MS ? { ttlMs: Number(env.MCP_TASK_TTL_MS) } : {};
-  if (!url) return { tasks: ttl, requestState, describe: "tasks in memory (this process only)", close: async () => {} };
+  if (!url) return { tasks: ttl, requestState, auth, describe: `tasks in memory (this process only)${protection}`, close: async () => {} };
 
   const { redisTaskStore } = await import("h3-mcp/tasks/redis");
   // The key owners are hashed under in Redis: required as soon as tasks are bound to callers (the same on
@@ -34,7 +41,25 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   return {
     tasks: { store, ...ttl },
     requestState,
-    describe: `tasks in Redis at ${url}, prefix "${DEMO_PREFIX}", lease ${DEMO_LEASE_MS} ms${warning}`,
+    auth,
+    describe: `tasks in Redis at ${url}, prefix "${DEMO_PREFIX}", lease ${DEMO_LEASE_MS} ms${warning}${protection}`,
     close: () => store.close(),
   };
+}
+
+/**
+ * The demo's protection: JWT access tokens (RFC 9068) of MCP_AUTH_ISSUER, issued for this server, with scope
+ * `mcp` on every request; `mcp:admin` implies `mcp`, so an admin token does everything.
+ */
+async function demoAuth(env: NodeJS.ProcessEnv): Promise<McpAuth | undefined> {
+  const issuer = env.MCP_AUTH_ISSUER || undefined;
+  if (!issuer) return undefined;
+  const { jwtVerifier, mcpAuth } = await import("h3-mcp/auth");
+  return mcpAuth({
+    resource: env.MCP_AUTH_RESOURCE || `http://${env.HOST ?? "127.0.0.1"}:${env.PORT ?? 3000}/mcp`,
+    verifier: jwtVerifier({ issuers: [{ issuer }] }),
+    scopes: ["mcp"],
+    scopeHierarchy: { "mcp:admin": ["mcp"] },
+    metadata: { resource_name: "h3-mcp demo" },
+  });
 }

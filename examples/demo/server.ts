@@ -7,7 +7,7 @@ const hostname = process.env.HOST ?? "127.0.0.1";
 const environment = await demoEnvironment();
 // Without an OTLP endpoint nothing of OpenTelemetry is loaded.
 const telemetry = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? (await import("./telemetry.ts")).startTelemetry() : undefined;
-const { app } = createDemo(environment.tasks, environment.requestState, telemetry?.plugins ?? []);
+const { app } = createDemo(environment.tasks, environment.requestState, telemetry?.plugins ?? [], environment.auth);
 const server = serve(app, { port, hostname, silent: true });
 await server.ready();
 const url = `http://${hostname}:${port}/mcp`;
@@ -15,6 +15,9 @@ console.log(`h3-mcp demo listening on ${url}, ${environment.describe}${telemetry
 console.log(`Try: curl -s ${url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\
   -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: tools/list' \\
   -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`);
+if (environment.auth) {
+  console.log(`Protected: add -H 'authorization: Bearer <token>' with a JWT access token of ${process.env.MCP_AUTH_ISSUER} for ${environment.auth.resource} (scope mcp; mcp:admin for admin_echo); metadata at ${environment.auth.metadataUrl}`);
+}
 
 // Stopping cleanly releases the Redis connections; a second signal does not wait.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
