@@ -1,10 +1,14 @@
 // The demo with OTEL_EXPORTER_OTLP_ENDPOINT set, as a real process exporting over OTLP/HTTP to a receiver
 // in this test, in both protocols: span names, kinds, parents, links, attributes, events and metric points
 // as they arrive on the wire.
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { overHttp, startDemo, type DemoProcess } from "../helpers/demo-process.ts";
 import { latestPoints, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../helpers/otlp-receiver.ts";
-import { call, TASKS } from "../helpers/wire.ts";
+import { call, modernRequest, TASKS } from "../helpers/wire.ts";
+
+// Reports each OpenTelemetry module the demo process resolves (test/helpers/report-otel-modules.mjs).
+const REPORT_MODULES = { NODE_OPTIONS: `--import=${fileURLToPath(new URL("../helpers/report-otel-modules.mjs", import.meta.url))}` };
 
 const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -28,6 +32,7 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
       OTEL_BSP_SCHEDULE_DELAY: "50",
       OTEL_SERVICE_NAME: "",
       MCP_TASK_TTL_MS: "1500",
+      ...REPORT_MODULES,
     });
   }, 30_000);
   afterAll(async () => {
@@ -45,6 +50,8 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
 
   it("says so at start, under the default service name, in the protocol asked for", async () => {
     expect(demo.output()).toContain(`OpenTelemetry on: service h3-mcp-demo, OTLP ${protocol} to ${receiver.url}`);
+    // What the test without an endpoint relies on: the probe sees OpenTelemetry when it is loaded.
+    expect(demo.output()).toMatch(/\[module\] \S*@opentelemetry\/api\//);
     const app = overHttp(demo.url) as never;
     await call(app, "tools/call", { name: "echo", arguments: { text: "private words" } }, { id: "r-1", meta: { traceparent: `00-${TRACE}-${CLIENT_SPAN}-01` }, headers: { authorization: "Bearer tok-never-exported" } });
     const span = await oneSpan("tools/call echo");
@@ -71,17 +78,24 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
     await call(app, "completion/complete", { ref: { type: "ref/prompt", name: "test_prompt_with_arguments" }, argument: { name: "arg1", value: "a" } });
     await call(app, "tools/call", { name: "test_error_handling" });
     await call(app, "tools/call", { name: "no_such_tool" });
+    const listen = await app.fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }));
+    await listen.body!.cancel();
     // A 2025-11-25 session over HTTP.
     const post = (body: object, headers: Record<string, string> = {}) =>
       fetch(demo.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify({ jsonrpc: "2.0", ...body }) });
     const init = await post({ id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
     const session = init.headers.get("mcp-session-id")!;
     await init.text();
-    await (await post({ id: 2, method: "ping" }, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" })).text();
+    const inSession = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    await (await post({ method: "notifications/initialized" }, inSession)).text();
+    await (await post({ id: 2, method: "ping" }, inSession)).text();
+    await (await post({ id: 3, method: "tools/list" }, inSession)).text();
+    await (await post({ id: 4, method: "tools/call", params: { name: "echo", arguments: { text: "in a session" } } }, inSession)).text();
     await (await fetch(demo.url, { method: "DELETE", headers: { "mcp-session-id": session } })).text();
 
-    for (const m of ["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "completion/complete", "resources/read"]) {
-      expect((await oneSpan(m)).attributes["mcp.method.name"]).toBe(m);
+    const modern = (s: ReceivedSpan) => s.attributes["mcp.protocol.version"] === "2026-07-28";
+    for (const m of ["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "completion/complete", "resources/read", "subscriptions/listen"]) {
+      expect((await oneSpan(m, modern)).kind).toBe(SERVER);
     }
     expect((await oneSpan("prompts/get test_simple_prompt")).attributes["gen_ai.prompt.name"]).toBe("test_simple_prompt");
     expect((await oneSpan("resources/read")).attributes["mcp.resource.uri"]).toBe("test://static-text");
@@ -90,8 +104,9 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
     const rpcError = await oneSpan("tools/call no_such_tool");
     expect(rpcError.attributes).toMatchObject({ "error.type": "-32602", "rpc.response.status_code": "-32602" });
     expect(rpcError.status).toEqual({ code: ERROR, message: "Unknown tool: no_such_tool" });
-    for (const name of ["initialize", "ping"]) {
-      expect((await oneSpan(name)).attributes).toMatchObject({ "mcp.session.id": session, "mcp.protocol.version": "2025-11-25" });
+    const legacy = (s: ReceivedSpan) => s.attributes["mcp.session.id"] === session;
+    for (const name of ["initialize", "ping", "tools/list", "tools/call echo"]) {
+      expect((await oneSpan(name, legacy)).attributes).toMatchObject({ "mcp.protocol.version": "2025-11-25", "mcp.method.name": name.split(" ")[0] });
     }
     await waitLong(() => expect(latestPoints(receiver.metrics, "mcp.server.session.duration").map((p) => p.count)).toEqual([1]));
   });
@@ -121,6 +136,7 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
     expect(run.events.map((e) => e.name)).toEqual(["mcp.task.status", "mcp.task.input_requested", "mcp.task.status", "mcp.task.status"]);
     expect(run.events.map((e) => e.attributes["mcp.task.status"]).filter(Boolean)).toEqual(["input_required", "working", "completed"]);
     expect((await oneSpan("tasks/update")).attributes["mcp.task.id"]).toBe(asked.taskId);
+    await waitLong(() => expect(spansNamed("tasks/get").filter((s) => s.attributes["mcp.task.id"] === asked.taskId).length).toBeGreaterThan(0));
     expect((await oneSpan("tasks/cancel")).attributes["mcp.task.id"]).toBe(cancelled.taskId);
 
     const runOf = (taskId: string) => oneSpan("execute_tool slow_compute", (s) => s.attributes["mcp.task.id"] === taskId);
@@ -147,9 +163,11 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
   }, 30_000);
 
   it("never exports arguments, results or tokens (they are not opted in)", async () => {
-    await waitLong(() => expect(spansNamed("tools/call echo")).toHaveLength(1));
+    // One echo in 2026-07-28, one in a 2025-11-25 session.
+    await waitLong(() => expect(spansNamed("tools/call echo")).toHaveLength(2));
     const all = JSON.stringify(receiver.spans) + JSON.stringify(receiver.metrics);
     expect(all).not.toContain("private words");
+    expect(all).not.toContain("in a session");
     expect(all).not.toContain("tok-never-exported");
     expect(all).not.toContain("gen_ai.tool.call.arguments");
     expect(all).not.toContain("gen_ai.tool.call.result");
@@ -157,9 +175,13 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
 });
 
 describe("the demo without OTEL_EXPORTER_OTLP_ENDPOINT", () => {
-  it("says nothing of OpenTelemetry", async () => {
-    const demo = await startDemo({ OTEL_EXPORTER_OTLP_ENDPOINT: "" });
+  it("loads nothing of OpenTelemetry, and says nothing of it", async () => {
+    const demo = await startDemo({ OTEL_EXPORTER_OTLP_ENDPOINT: "", ...REPORT_MODULES });
     try {
+      const app = overHttp(demo.url) as never;
+      await call(app, "tools/call", { name: "echo", arguments: { text: "x" } });
+      await call(app, "tools/call", { name: "slow_compute", arguments: { seconds: 0 } }, { caps });
+      expect(demo.output()).not.toContain("[module]");
       expect(demo.output()).not.toContain("OpenTelemetry");
     } finally {
       await demo.stop();
