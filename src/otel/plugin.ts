@@ -68,6 +68,7 @@ export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlug
   const payloads = options.recordToolPayloads === true;
   const uriInName = options.resourceUriInSpanName === true;
   const tasks = createTaskTracing(tracer, meter, storeSizeOf(options.tasks));
+  const operations = createOperations();
 
   return {
     name: "opentelemetry",
@@ -75,34 +76,26 @@ export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlug
       const ctx = getMcpContext(event);
       const method = ctx.method;
       const params = ctx.params;
-      const attributes: Attributes = { [ATTR.method]: method, [ATTR.networkTransport]: "tcp", [ATTR.networkProtocol]: "http" };
-      let target: string | undefined;
-      if (method === "tools/call" || method === "prompts/get") {
-        const name = params.name;
-        if (typeof name === "string") {
-          target = name;
-          if (method === "tools/call") {
-            attributes[ATTR.toolName] = name;
-            attributes[ATTR.operation] = "execute_tool";
-          } else attributes[ATTR.promptName] = name;
-        }
-      }
+      const named = method === "tools/call" || method === "prompts/get" ? params.name : undefined;
+      const operation = operations.get(method, typeof named === "string" ? named : undefined, ctx.protocolVersion);
+      const attributes = operation.span;
       const ambient = context.active();
       const fromMeta = hasTraceContext(ctx.meta) ? propagation.extract(ambient, ctx.meta, META_GETTER) : undefined;
       const parent = fromMeta && trace.getSpanContext(fromMeta) ? fromMeta : ambient;
       // The HTTP request's span, when an HTTP instrumentation made one, is a link: MCP's context is the parent.
       const ambientSpan = parent === ambient ? undefined : trace.getSpanContext(ambient);
       const links: Link[] | undefined = ambientSpan && trace.isSpanContextValid(ambientSpan) ? [{ context: ambientSpan }] : undefined;
-      const span = tracer.startSpan(target === undefined ? spanName(method, params, uriInName) : `${method} ${target}`, { kind: SpanKind.SERVER, attributes, links }, parent);
+      const name = uriInName && method === "resources/read" && typeof params.uri === "string" ? `${method} ${params.uri}` : operation.name;
+      const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes, links }, parent);
       if (span.isRecording()) describeRequest(span, event, ctx, payloads);
       const started = performance.now();
 
       const ok = (result: JsonObject) => {
-        const metricAttributes = metricAttributesOf(attributes, ctx);
+        let metricAttributes = operation.metric;
         if (result.isError === true && method === "tools/call") {
           span.setAttribute(ATTR.errorType, TOOL_ERROR);
           span.setStatus({ code: SpanStatusCode.ERROR });
-          metricAttributes[ATTR.errorType] = TOOL_ERROR;
+          metricAttributes = operation.failed(TOOL_ERROR);
         } else if (payloads && method === "tools/call" && result.resultType !== "task") span.setAttribute(ATTR.toolResult, jsonOf(result));
         const taskId = method === "tools/call" && result.resultType === "task" ? result.taskId : undefined;
         if (typeof taskId === "string") span.setAttribute(ATTR.taskId, taskId);
@@ -118,10 +111,7 @@ export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlug
         span.setAttributes({ [ATTR.errorType]: type, [ATTR.statusCode]: type });
         span.setStatus({ code: SpanStatusCode.ERROR, message });
         span.end();
-        const metricAttributes = metricAttributesOf(attributes, ctx);
-        metricAttributes[ATTR.errorType] = type;
-        metricAttributes[ATTR.statusCode] = type;
-        operationDuration.record((performance.now() - started) / 1000, metricAttributes);
+        operationDuration.record((performance.now() - started) / 1000, operation.failed(type));
         throw error;
       };
 
@@ -166,11 +156,6 @@ function hasTraceContext(meta: JsonObject): boolean {
   return typeof meta.traceparent === "string";
 }
 
-/** The span name of a method without a tool or prompt: the method, or `resources/read {uri}` when asked for. */
-function spanName(method: string, params: JsonObject, uriInName: boolean): string {
-  return uriInName && method === "resources/read" && typeof params.uri === "string" ? `${method} ${params.uri}` : method;
-}
-
 /** The attributes a sampler has no use for, set only on a span that records. */
 function describeRequest(span: Span, event: H3Event, ctx: McpContext, payloads: boolean): void {
   const params = ctx.params;
@@ -183,6 +168,10 @@ function describeRequest(span: Span, event: H3Event, ctx: McpContext, payloads: 
   }
   if (typeof params.taskId === "string" && method.startsWith("tasks/")) span.setAttribute(ATTR.taskId, params.taskId);
   if (payloads && method === "tools/call" && params.arguments !== undefined) span.setAttribute(ATTR.toolArguments, jsonOf(params.arguments));
+  // Where the client reached the server, as it named it (the Host header): no lookup.
+  const url = event.url;
+  span.setAttribute(ATTR.serverAddress, url.hostname);
+  if (url.port) span.setAttribute(ATTR.serverPort, Number(url.port));
   const node = (event.runtime as NodeRuntime | undefined)?.node?.req;
   if (node?.httpVersion) span.setAttribute(ATTR.networkProtocolVersion, node.httpVersion);
   const address = node?.socket?.remoteAddress;
@@ -193,9 +182,64 @@ interface NodeRuntime {
   node?: { req?: { httpVersion?: string; socket?: { remoteAddress?: string } } };
 }
 
-/** The conventions' metric attributes: the span's low-cardinality ones, and the protocol version. */
-function metricAttributesOf(spanAttributes: Attributes, ctx: McpContext): Attributes {
-  return { ...spanAttributes, [ATTR.protocolVersion]: ctx.protocolVersion };
+/** What every request of one method (and tool or prompt) under one protocol version shares. */
+interface Operation {
+  /** `{mcp.method.name} {target}`, or the method alone. */
+  readonly name: string;
+  /** The span's attributes known before it starts (the sampler sees them). */
+  readonly span: Attributes;
+  /** `mcp.server.operation.duration`'s attributes for a request that succeeded. */
+  readonly metric: Attributes;
+  /** The same for one that failed with `error.type` `type` (a JSON-RPC code, or `tool_error`). */
+  failed(type: string): Attributes;
+}
+
+// Enough for every method, tool and prompt of a large server; names past it (a client calling tools that do
+// not exist, say) are described afresh on each request rather than kept.
+const MAX_OPERATIONS = 2000;
+
+/**
+ * The operations seen so far, each described once: the metric SDK hashes a request's attributes anyway, and
+ * building the same objects again for every request of a hot path is what the cache saves.
+ */
+function createOperations() {
+  const known = new Map<string, Operation>();
+  return {
+    get(method: string, target: string | undefined, version: string): Operation {
+      // Lengths keep the key unambiguous whatever the names hold.
+      const key = `${method.length}:${method}${version.length}:${version}${target === undefined ? "-" : `+${target}`}`;
+      let operation = known.get(key);
+      if (!operation) {
+        operation = describeOperation(method, target, version);
+        if (known.size < MAX_OPERATIONS) known.set(key, operation);
+      }
+      return operation;
+    },
+  };
+}
+
+function describeOperation(method: string, target: string | undefined, version: string): Operation {
+  const span: Attributes = { [ATTR.method]: method, [ATTR.networkTransport]: "tcp", [ATTR.networkProtocol]: "http" };
+  if (target !== undefined && method === "tools/call") {
+    span[ATTR.toolName] = target;
+    span[ATTR.operation] = "execute_tool";
+  } else if (target !== undefined) span[ATTR.promptName] = target;
+  const metric: Attributes = { ...span, [ATTR.protocolVersion]: version };
+  const failures = new Map<string, Attributes>();
+  return {
+    name: target === undefined ? method : `${method} ${target}`,
+    span,
+    metric,
+    failed(type) {
+      let attributes = failures.get(type);
+      if (!attributes) {
+        attributes = type === TOOL_ERROR ? { ...metric, [ATTR.errorType]: type } : { ...metric, [ATTR.errorType]: type, [ATTR.statusCode]: type };
+        // Codes are few, but a run may throw any number; keep a handful.
+        if (failures.size < 16) failures.set(type, attributes);
+      }
+      return attributes;
+    },
+  };
 }
 
 /** The task ids a listen stream was agreed to, from its acknowledgement. */

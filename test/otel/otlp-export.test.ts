@@ -66,6 +66,8 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
       "network.protocol.name": "http",
       "network.protocol.version": "1.1",
       "client.address": "127.0.0.1",
+      "server.address": "127.0.0.1",
+      "server.port": Number(new URL(demo.url).port),
     });
     expect(receiver.contentTypes).toContain(protocol === "http/json" ? "application/json" : "application/x-protobuf");
   });
@@ -78,7 +80,7 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
     await call(app, "completion/complete", { ref: { type: "ref/prompt", name: "test_prompt_with_arguments" }, argument: { name: "arg1", value: "a" } });
     await call(app, "tools/call", { name: "test_error_handling" });
     await call(app, "tools/call", { name: "no_such_tool" });
-    const listen = await app.fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }));
+    const listen = await overHttp(demo.url).fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }));
     await listen.body!.cancel();
     // A 2025-11-25 session over HTTP.
     const post = (body: object, headers: Record<string, string> = {}) =>
