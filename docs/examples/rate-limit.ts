@@ -22,6 +22,8 @@ export function callerOf(event: H3Event): string {
   const ctx = getMcpContext(event);
   if (ctx.auth) return `sub:${ctx.auth.issuer} ${ctx.auth.subject}`;
   if (ctx.sessionId) return `session:${ctx.sessionId}`;
+  // X-Forwarded-For names the client only behind a proxy that sets it and drops the client's own: without
+  // such a proxy a client could pick its own key, so read the socket's address (`event.req.ip`) alone.
   const forwarded = event.req.headers.get("x-forwarded-for");
   return `ip:${forwarded?.split(",")[0]?.trim() || (event.req as { ip?: string }).ip || "unknown"}`;
 }
