@@ -34,19 +34,7 @@ export function startRun(
   finish: (value: unknown) => MaybePromise<JsonObject>,
 ): Promise<void> | undefined {
   const report: RunReport = task;
-  let value: unknown;
-  try {
-    value = run(task);
-  } catch (error) {
-    return pending(thrown(report, error));
-  }
-  if (isThenable(value)) {
-    return Promise.resolve(value).then(
-      (settled) => completed(report, settled, finish),
-      (error) => thrown(report, error),
-    );
-  }
-  return pending(completed(report, value, finish));
+  return settle(report, () => run(task), (value) => completed(report, value, finish));
 }
 
 /**
@@ -73,19 +61,7 @@ export function startWrappedRun(
     const value = run(task);
     return isThenable(value) ? Promise.resolve(value).then(strictFinish) : strictFinish(value);
   };
-  let outcome: MaybePromise<JsonObject>;
-  try {
-    outcome = wrap(work);
-  } catch (error) {
-    return pending(thrown(report, error));
-  }
-  if (isThenable(outcome)) {
-    return Promise.resolve(outcome).then(
-      (result) => withResult(report, result),
-      (error) => thrown(report, error),
-    );
-  }
-  return pending(withResult(report, outcome));
+  return settle(report, () => wrap(work), (result) => withResult(report, result));
 }
 
 // --- Internal ---
@@ -131,6 +107,21 @@ function protocolErrorOf(error: unknown): JsonRpcErrorObject | undefined {
   if (!McpJsonRpcError.isError(error)) return undefined;
   const json = jsonOf(error.toJSON());
   return json === undefined ? { code: error.code, message: describeThrown(error) } : (JSON.parse(json) as JsonRpcErrorObject);
+}
+
+/**
+ * Calls `produce` and hands what it gives (at once, or once settled) to `use`; a throw or rejection is the
+ * run's failure. Returns what is still pending, or undefined when nothing is.
+ */
+function settle<T>(report: RunReport, produce: () => T | PromiseLike<T>, use: (value: T) => MaybePromise<void>): Promise<void> | undefined {
+  let value: T | PromiseLike<T>;
+  try {
+    value = produce();
+  } catch (error) {
+    return pending(thrown(report, error));
+  }
+  if (isThenable(value)) return Promise.resolve(value).then(use, (error) => thrown(report, error));
+  return pending(use(value));
 }
 
 function pending(outcome: MaybePromise<void>): Promise<void> | undefined {
