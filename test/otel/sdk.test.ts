@@ -159,6 +159,25 @@ describe("task spans", () => {
     for (const m of ["tasks/get", "tasks/update"]) expect(named(m).every((s) => s.attributes["mcp.task.id"] === handle.taskId)).toBe(true);
   });
 
+  it("carry the creating span's trace context in the task's origin, which every store keeps, and link to it from there", async () => {
+    const job = defineTool({
+      name: "job",
+      execution: { taskSupport: "required" },
+      handler: (e) => mcpTask(e, { run: (task) => ({ content: [{ type: "text", text: JSON.stringify(task.origin ?? null) }] }) }),
+    });
+    const tasks = mcpTasks();
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [job] }, { plugins: [mcpOpenTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }), tasks] }));
+    const handle = (await call(app, "tools/call", { name: "job" }, { caps, meta: { traceparent, tracestate: "rojo=1" } })).body.result;
+    const done = await until(async () => {
+      const task = (await call(app, "tasks/get", { taskId: handle.taskId }, { caps })).body.result;
+      expect(task.status).toBe("completed");
+      return task;
+    });
+    const creating = one("tools/call job").spanContext();
+    expect(JSON.parse(done.result.content[0].text)).toEqual({ traceparent: `00-${TRACE}-${creating.spanId}-01`, tracestate: "rojo=1" });
+    expect(one("execute_tool job").links.map((l) => l.context.spanId)).toEqual([creating.spanId]);
+  });
+
   it("end failed (an error), cancelled (not one), expired (an error) and as a tool error", async () => {
     let now = Date.now();
     const app = demo({}, { ttlMs: 60_000, "~now": () => now });
@@ -229,7 +248,7 @@ describe("metrics", () => {
 });
 
 describe("a server without the plugin", () => {
-  it("records nothing and loads nothing of OpenTelemetry", async () => {
+  it("records nothing (that the demo loads nothing of OpenTelemetry is test/otel/otlp-export.test.ts's)", async () => {
     const slow = defineTool({ name: "t", execution: { taskSupport: "required" }, handler: (e) => mcpTask(e, { run: () => ({ content: [] }) }) });
     const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [slow] }, { plugins: [mcpTasks()] }));
     await call(app, "tools/call", { name: "t" }, { caps });
