@@ -62,7 +62,7 @@ export interface McpContext {
   "~tool"?: CompiledTool;
   /**
    * @internal This request's answer became a task: progress and logs are refused from now on (a task
-   * reports through `task.update`), and what was queued for the request's stream is dropped.
+   * reports through `task.update`). What the handler reported before still goes out, ahead of the handle.
    */
   "~becameTask"(): void;
   /** @internal Whether the client already went away, told without making the signal (most requests never need it). */

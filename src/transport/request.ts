@@ -164,9 +164,6 @@ class Context implements RequestContext {
 
   "~becameTask"(): void {
     this.#task = true;
-    const channel = this["~channel"];
-    // Not streaming yet: the handle goes out as plain JSON, with nothing ahead of it.
-    if (channel && !channel.controller) channel.frames.length = 0;
   }
 
   "~send"(message: string): boolean {
@@ -229,8 +226,8 @@ export async function respond(
       await Promise.race([outcome, first]);
       channel.onFirst = undefined;
     }
-    // Frames queued: stream them. None: it finished without streaming, or it became a task (which dropped
-    // what was queued, and streams nothing) and its handle is on its way.
+    // Frames queued: stream them, then the outcome (a task's handle too: whatever store made the task, what
+    // the handler reported before goes out ahead of it). None: it finished without streaming.
     if (channel.frames.length !== 0) return answerWithStream(ctx, channel, outcome, headers);
     channel.done = true;
   }

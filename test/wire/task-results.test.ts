@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool, mcpLog, mcpProgress } from "../../src/index.ts";
 import { canCreateTask, mcpTask, mcpTasks } from "../../src/tasks/index.ts";
 import { expectError, expectResult, expectShape, ownFields, S } from "../helpers/schemas.ts";
-import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";
+import { appFor, call, messages, modernRequest, TASKS } from "../helpers/wire.ts";
 
 const caps = { extensions: { [TASKS]: {} } };
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
@@ -99,17 +99,22 @@ describe("progress and logs in a task", () => {
     }
   });
 
-  it("drops what the handler queued for the stream before it made the task: the handle goes out alone, as JSON", async () => {
+  it("sends what the handler reported before it made the task, then the handle, as SSE", async () => {
     const early = defineTool({
       name: "early",
       handler: (event) => {
         mcpProgress(event, 1);
+        mcpLog(event, "info", "starting");
         return mcpTask(event, { run: () => ({ content: [] }) });
       },
     });
     const loud = appFor(defineMcpHandler({ name: "x", version: "1", tools: [early] }, { extensionPlugins: [mcpTasks()] }));
     const res = await loud.fetch(modernRequest("tools/call", { name: "early" }, { caps, meta: LOUD }));
-    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-    expectShape(S.createTask, (await res.json()).result);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const [progress, log, last, ...rest] = await messages(res);
+    expect(progress).toMatchObject({ method: "notifications/progress", params: { progressToken: "p1", progress: 1 } });
+    expect(log).toMatchObject({ method: "notifications/message", params: { level: "info", data: "starting" } });
+    expectShape(S.createTask, last.result);
+    expect(rest).toEqual([]);
   });
 });

@@ -1,12 +1,13 @@
 // What `run` can do and what reaches it, for any store: progress, input rounds, every way a run ends, its
 // signal, and tasks/cancel. Effects inside `run` reach tasks/get asynchronously (through the store, maybe
 // from another instance), so the cases wait for what they expect instead of sleeping a fixed time.
+import { mcpProgress } from "../../features/request-context.ts";
 import { mcpTask } from "../../features/task-api.ts";
 import { defineTool, type ToolDefinition } from "../../features/tools.ts";
 import { defineMcpHandler } from "../../transport/handler.ts";
 import { mcpTasks, type McpTasksOptions } from "../plugin.ts";
 import { equal, includes, ok } from "./assert.ts";
-import { appFor, call, modernRequest, roundRobin, type Fetcher } from "./client.ts";
+import { appFor, call, messages, modernRequest, roundRobin, type Fetcher } from "./client.ts";
 import { caps, errorOf, kitTest, ownFields, tasksClient, type KitCase, type TaskStoreKitOptions } from "./kit.ts";
 import { askConfirm, tasksApp } from "./tasks-app.ts";
 
@@ -220,4 +221,24 @@ export function runCases(kit: TaskStoreKitOptions, shared: boolean): void {
     });
   });
 
+
+  kit.runner.describe("the creating call", () => {
+    test("a handler that reported progress before making the task sends that frame, then the handle, as SSE", async (c) => {
+      const early = defineTool({
+        name: "early",
+        handler: (event) => {
+          mcpProgress(event, 1, 2, "starting");
+          return mcpTask(event, { run: () => ({ content: [{ type: "text", text: "done" }] }) });
+        },
+      });
+      const served = await serverWith(c, [early]);
+      const res = await served.fetch(modernRequest("tools/call", { name: "early" }, { caps, meta: { progressToken: "p1" } }));
+      ok((res.headers.get("content-type") ?? "").startsWith("text/event-stream"), `the answer is SSE, not ${res.headers.get("content-type")}`);
+      const sent = await messages(res);
+      equal(sent.length, 2, "the progress frame and the handle");
+      equal(sent[0], { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "p1", progress: 1, total: 2, message: "starting" } });
+      c.shape("createTask", sent[1].result);
+      equal((await untilStatus(c, served, sent[1].result.taskId, "completed")).result.content[0].text, "done");
+    });
+  });
 }
