@@ -1,5 +1,6 @@
-// Every retained task's id, owner, expiry and (once finished) origin and `tasks/get` JSON, packed
-// outside the JS heap; a live task's record (whatever the store keeps of it while it runs) beside it.
+// Every retained task's owner, expiry and (once finished) id, origin and `tasks/get` JSON, packed
+// outside the JS heap; a live task's id and record (whatever the store keeps of it while it runs) beside
+// it on the heap, where its run holds them anyway: a creation writes bytes once, when the task finishes.
 //
 // Why: on V8 each young-generation collection costs time in proportion to the old generation, so
 // a store holding a million tasks as JS objects and strings (even a Map of a million id strings)
@@ -26,7 +27,7 @@ const HASH = 0;
 const OWNER = 1;
 const CHUNK = 2;
 const AT = 3;
-/** The id's byte length in the low 16 bits; once finished, the origin's (which follows the id) in the high 16. */
+/** Once finished: the id's byte length in the low 16 bits, the origin's (which follows the id) in the high 16. */
 const KEY_LENGTH = 4;
 /** Status in the top 3 bits, the JSON's byte length (which follows the id's bytes) in the rest. */
 const STATUS_JSON = 5;
@@ -41,8 +42,9 @@ export class TaskTable<Live = unknown> {
   private size = 0;
   private records = new Uint32Array(INITIAL * WORDS);
   private expiries = new Float64Array(this.records.buffer);
-  /** Each live task's record, at its position; dropped when it finishes. */
+  /** Each live task's record and id, at its position; dropped when it finishes. */
   private lives: (Live | undefined)[] = new Array(INITIAL);
+  private liveIds: (string | undefined)[] = new Array(INITIAL);
 
   // Open addressing with linear probing: position + 1, 0 for empty; at most half full.
   private index = new Int32Array(INITIAL * 2);
@@ -90,15 +92,12 @@ export class TaskTable<Live = unknown> {
     this.size++;
     const hash = hashOf(id);
     const r = p * WORDS;
-    const [chunk, at, length] = this.write(id, "", "");
     this.records[r + HASH] = hash;
     this.records[r + OWNER] = this.ownerId(owner);
-    this.records[r + CHUNK] = chunk;
-    this.records[r + AT] = at;
-    this.records[r + KEY_LENGTH] = length;
     this.records[r + STATUS_JSON] = LIVE;
     this.expiries[p * 4 + EXPIRY] = expiresAt;
     this.lives[p] = live;
+    this.liveIds[p] = id;
     this.insert(p, hash);
     return p;
   }
@@ -116,6 +115,8 @@ export class TaskTable<Live = unknown> {
   }
 
   id(p: number): string {
+    const live = this.liveIds[p];
+    if (live !== undefined) return live;
     const r = p * WORDS;
     const at = this.records[r + AT]!;
     return this.chunks[this.records[r + CHUNK]!]!.toString("utf8", at, at + (this.records[r + KEY_LENGTH]! & HALF));
@@ -139,18 +140,18 @@ export class TaskTable<Live = unknown> {
     return STATUSES[this.records[p * WORDS + STATUS_JSON]! >>> JSON_BITS];
   }
 
-  /** Keeps a finished task's `tasks/get` JSON, after a fresh copy of its id and its origin's JSON ("" for none). */
+  /** Keeps a live task's id, its origin's JSON ("" for none) and its `tasks/get` JSON, now that it finished. */
   finish(p: number, status: TaskStateValue, json: string, origin = ""): void {
     const code = STATUSES.indexOf(status);
     if (code <= LIVE) throw new TypeError(`Not a final status: ${status}`);
+    const id = this.liveIds[p];
+    if (id === undefined) throw new TypeError("This task has already finished");
     const r = p * WORDS;
-    const id = this.id(p);
-    const idLength = this.records[r + KEY_LENGTH]! & HALF;
-    const [chunk, at, length, originLength] = this.write(id, origin, json);
+    const [chunk, at, length, originLength, idLength] = this.write(id, origin, json);
     const jsonLength = length - idLength - originLength;
-    if (jsonLength > JSON_MASK || originLength > HALF) throw new RangeError(`A task result of ${jsonLength} bytes is too large to keep`);
-    this.release(this.records[r + CHUNK]!);
+    if (jsonLength > JSON_MASK || originLength > HALF || idLength > HALF) throw new RangeError(`A task result of ${jsonLength} bytes is too large to keep`);
     this.lives[p] = undefined;
+    this.liveIds[p] = undefined;
     this.records[r + CHUNK] = chunk;
     this.records[r + AT] = at;
     this.records[r + KEY_LENGTH] = (idLength | (originLength << 16)) >>> 0;
@@ -183,8 +184,9 @@ export class TaskTable<Live = unknown> {
     const p = this.head;
     const r = p * WORDS;
     this.unindex(p);
-    this.release(this.records[r + CHUNK]!);
+    if (this.records[r + STATUS_JSON] !== LIVE) this.release(this.records[r + CHUNK]!);
     this.lives[p] = undefined;
+    this.liveIds[p] = undefined;
     const owner = this.records[r + OWNER]!;
     if (--this.ownerRefs[owner]! === 0) {
       this.ownerIds.delete(this.ownerValues[owner]!);
@@ -234,15 +236,20 @@ export class TaskTable<Live = unknown> {
     this.records = records;
     this.expiries = new Float64Array(records.buffer);
     const lives: (Live | undefined)[] = new Array(old * 2);
-    for (let p = 0; p < this.size; p++) lives[p] = this.lives[(this.head + p) & (old - 1)];
+    const liveIds: (string | undefined)[] = new Array(old * 2);
+    for (let p = 0; p < this.size; p++) {
+      lives[p] = this.lives[(this.head + p) & (old - 1)];
+      liveIds[p] = this.liveIds[(this.head + p) & (old - 1)];
+    }
     this.lives = lives;
+    this.liveIds = liveIds;
     this.head = 0;
     this.index = new Int32Array(old * 4);
     for (let p = 0; p < this.size; p++) this.insert(p, records[p * WORDS + HASH]!);
   }
 
-  /** Stores three strings' UTF-8 bytes back to back; returns [chunk, offset, total length, middle's length]. */
-  private write(first: string, middle: string, last: string): [number, number, number, number] {
+  /** Stores three strings' UTF-8 bytes back to back; returns [chunk, offset, total length, middle's length, first's length]. */
+  private write(first: string, middle: string, last: string): [number, number, number, number, number] {
     const firstLength = Buffer.byteLength(first);
     const middleLength = middle ? Buffer.byteLength(middle) : 0;
     const length = firstLength + middleLength + Buffer.byteLength(last);
@@ -268,7 +275,7 @@ export class TaskTable<Live = unknown> {
     if (middle) bytes.write(middle, at + firstLength);
     if (last) bytes.write(last, at + firstLength + middleLength);
     this.chunkRefs[chunk]!++;
-    return [chunk, at, length, middleLength];
+    return [chunk, at, length, middleLength, firstLength];
   }
 
   private release(chunk: number): void {
