@@ -1,8 +1,9 @@
 // CPU profile of the h3-mcp target under load: `node --cpu-prof` on the target process, autocannon
 // from here, and a summary of the samples taken during the load window only (startup, tsx
 // compilation, store filling and warm-up excluded), with µs per request.
-// `--target bare` profiles the bare h3 endpoint under the same requests, to compare line by line.
-//   tsx bench/profile.ts [--scenario echo|task-create|task-get|discover|tools-list] [--target h3-mcp|bare] [--seconds 10]
+// `--target bare` profiles the bare h3 endpoint under the same requests, to compare line by line;
+// `--target actor` the bare h3 endpoint plus one task actor's life (row f of the task-create scenario).
+//   tsx bench/profile.ts [--scenario echo|task-create|task-get|discover|tools-list] [--target h3-mcp|bare|actor] [--seconds 10]
 //                        [--fill 1000] [--connections 20] [--interval 100] [--dir <profiles dir>]
 //                        [--lib dist|src] [--no-build]
 import { mkdirSync, readdirSync, statSync } from "node:fs";
@@ -33,7 +34,8 @@ if (args.lib === "dist" && !args["no-build"]) await buildDist();
 
 const dir = args.dir;
 mkdirSync(dir, { recursive: true });
-if (args.target !== "h3-mcp" && args.target !== "bare") throw new Error("--target is h3-mcp or bare");
+const REFERENCES: Record<string, string> = { bare: "bare-h3.ts", actor: "bare-actor.ts" };
+if (args.target !== "h3-mcp" && !REFERENCES[args.target]) throw new Error("--target is h3-mcp, bare or actor");
 const profFlags = ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", args.interval, "--max-old-space-size=8192"];
 // The store is filled in an h3-mcp process even when the bare endpoint is profiled: the ids make the same requests.
 const target = await startTarget("h3-mcp", "h3-mcp.ts", { nodeFlags: args.target === "h3-mcp" ? profFlags : [] });
@@ -62,7 +64,8 @@ switch (args.scenario) {
     throw new Error(`Unknown scenario ${args.scenario}`);
 }
 
-const profiled = args.target === "bare" ? await startTarget("bare", "bare-h3.ts", { nodeFlags: profFlags }) : target;
+const reference = REFERENCES[args.target];
+const profiled = reference ? await startTarget(args.target, reference, { nodeFlags: profFlags }) : target;
 if (profiled !== target) await target.stop();
 const load = { connections: Number(args.connections), durationSec: Number(args.seconds) };
 await runLoad(profiled, reqs, { ...load, durationSec: 3 });

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Bundles one build of h3-mcp for bench/ab.ts: the tree of git ref $1 (or the working tree for "."),
+# with this checkout's bench/lib, into the ES module $2 (h3, xstate and zod bundled in, so two builds
+# loaded side by side share nothing).
+#   bash bench/ab-build.sh main /tmp/main.mjs && bash bench/ab-build.sh . /tmp/here.mjs
+set -euo pipefail
+ref=$1; out=$(realpath -m "$2")
+here=$(cd "$(dirname "$0")/.." && pwd)
+tree=$here
+if [ "$ref" != "." ]; then
+  tree=$(mktemp -d)
+  trap 'rm -rf "$tree"' EXIT
+  git -C "$here" archive "$ref" | tar -x -C "$tree"
+  rm -rf "$tree/bench/lib" && cp -r "$here/bench/lib" "$tree/bench/lib"
+  ln -s "$here/node_modules" "$tree/node_modules"
+fi
+"$here/node_modules/.bin/esbuild" "$tree/bench/lib/ab-entry.ts" --bundle --platform=node --format=esm --outfile="$out" \
+  --tsconfig="$tree/tsconfig.json" --log-level=warning \
+  --banner:js="import { createRequire } from 'module'; const require = createRequire(import.meta.url);"
+echo "$out"

@@ -1,0 +1,89 @@
+// Two builds of h3-mcp in one process (bundled by bench/ab-build.sh), paired request by request:
+// each round serves every lane (A's and B's scenarios) in a fresh random order, again and again, through
+// `app.fetch`, and keeps each request's time; a round's figure is the mean of its fastest 90% (a preempted or collected request
+// on a shared machine is dropped, the rest compared). Row (f)'s app and bare h3 of each build run
+// alongside, so creation is also given as a share of (f). `--b` the same bundle as `--a` measures the
+// noise between identical variants.
+//   node --import tsx bench/ab.ts --a /tmp/main.mjs --b /tmp/here.mjs [--rounds 9] [--n 1500] [--only create,echo]
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: { a: { type: "string" }, b: { type: "string" }, rounds: { type: "string", default: "9" }, n: { type: "string", default: "1500" }, only: { type: "string" } },
+});
+if (!values.a || !values.b) throw new Error("--a and --b name two bundles made by bench/ab-build.sh");
+const A = await import(values.a);
+// A second import of the same file would be the same module: copy it under another name for B.
+const B = values.b === values.a ? await import(`${values.b}?b`) : await import(values.b);
+const N = Number(values.n);
+
+type Serve = () => Promise<void>;
+function server(build: any, scenario: string): Serve {
+  const app = scenario === "actor" ? build.createBareActorApp() : scenario === "bare" ? build.createBareApp() : build.createBenchApp().app;
+  const raw = scenario === "echo" || scenario === "bare" ? build.requests.echo() : build.requests.createTask();
+  return async () => {
+    const res = await app.fetch(build.toWebRequest(raw));
+    if (res.status !== 200) throw new Error(`${scenario}: HTTP ${res.status}: ${await res.text()}`);
+    await res.text();
+  };
+}
+
+/** Mean of the fastest 90%, in µs. */
+function trimmed(ns: number[]): number {
+  const sorted = [...ns].sort((x, y) => x - y);
+  const kept = sorted.slice(0, Math.ceil(sorted.length * 0.9));
+  return kept.reduce((s, x) => s + x, 0) / kept.length / 1000;
+}
+
+const scenarios = values.only?.split(",") ?? ["create", "echo"];
+const lanes: { name: string; serve: Serve }[] = [];
+for (const s of scenarios) {
+  lanes.push({ name: `A ${s}`, serve: server(A, s) }, { name: `B ${s}`, serve: server(B, s) });
+}
+// Each build's own row (f) and bare h3, so both builds' copies of h3 and xstate serve alike.
+if (scenarios.includes("create")) {
+  for (const [x, build] of [["A", A], ["B", B]] as const) lanes.push({ name: `${x} (f) actor`, serve: server(build, "actor") }, { name: `${x} bare`, serve: server(build, "bare") });
+}
+
+for (const lane of lanes) for (let i = 0; i < 2000; i++) await lane.serve();
+const order = lanes.map((_, j) => j);
+let seed = 1;
+/** A seeded shuffle (xorshift), so runs are repeatable. */
+function shuffled(xs: number[]): number[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    const k = (seed >>> 0) % (i + 1);
+    [out[i], out[k]] = [out[k]!, out[i]!];
+  }
+  return out;
+}
+const perRound: Record<string, number[]> = Object.fromEntries(lanes.map((l) => [l.name, []]));
+for (let round = 1; round <= Number(values.rounds); round++) {
+  const ns: number[][] = lanes.map(() => []);
+  for (let i = 0; i < N; i++) {
+    // A fresh random order each time: what one request leaves behind (garbage, settling promises) lands on
+    // whichever comes next, so no lane may always follow the same other one.
+    for (const j of shuffled(order)) {
+      const t = process.hrtime.bigint();
+      await lanes[j]!.serve();
+      ns[j]!.push(Number(process.hrtime.bigint() - t));
+    }
+  }
+  lanes.forEach((l, j) => perRound[l.name]!.push(trimmed(ns[j]!)));
+  console.log(`round ${round}: ${lanes.map((l) => `${l.name} ${perRound[l.name]!.at(-1)!.toFixed(1)}`).join(", ")} µs`);
+}
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
+const spread = (xs: number[]) => `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`;
+const ratio = (x: string, y: string) => perRound[x]!.map((v, i) => v / perRound[y]![i]!);
+for (const s of scenarios) {
+  const r = ratio(`A ${s}`, `B ${s}`);
+  console.log(`${s}: A ${median(perRound[`A ${s}`]!).toFixed(1)} µs, B ${median(perRound[`B ${s}`]!).toFixed(1)} µs; A ÷ B median ${median(r).toFixed(3)} (${spread(r)})`);
+}
+if (scenarios.includes("create")) {
+  for (const x of ["A", "B"]) {
+    const r = ratio(`${x} (f) actor`, `${x} create`);
+    console.log(`(f) ÷ ${x} creation: median ${median(r).toFixed(3)} (${spread(r)})`);
+  }
+}
