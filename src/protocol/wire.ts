@@ -127,7 +127,7 @@ export const SSE_KEEPALIVE = encoder.encode(": keep-alive\n\n");
 
 /**
  * `_meta["io.modelcontextprotocol/serverInfo"]`, which a 2026-07-28 server SHOULD put on every result:
- * prepared at mount, so a request only splices the ready JSON into its result.
+ * prepared at mount, as an object for results and as JSON members for kept answers (`RawJson`).
  */
 export interface ResultMeta {
   readonly meta: JsonObject;
@@ -142,13 +142,11 @@ export function prepareResultMeta(serverInfo: JsonObject): ResultMeta {
 
 /** A result's JSON with the server's `_meta` in it; a result's own `_meta` keys are kept beside it. */
 function resultJsonWithMeta(result: unknown, meta: ResultMeta): string {
-  let json: string;
-  if (result instanceof RawJson) json = result.json;
-  else if (typeof result !== "object" || result === null || Array.isArray(result)) return JSON.stringify(result);
-  else if ((result as JsonObject)._meta !== undefined) {
-    return JSON.stringify({ ...result, _meta: { ...meta.meta, ...((result as JsonObject)._meta as JsonObject) } });
-  } else json = JSON.stringify(result);
-  return json === "{}" ? `{"_meta":{${meta.members}}}` : `${json.slice(0, -1)},"_meta":{${meta.members}}}`;
+  // A kept answer is JSON text already: the members go in before its closing brace, not through a parse.
+  if (result instanceof RawJson) return result.json === "{}" ? `{"_meta":{${meta.members}}}` : `${result.json.slice(0, -1)},"_meta":{${meta.members}}}`;
+  if (typeof result !== "object" || result === null || Array.isArray(result)) return JSON.stringify(result);
+  const own = (result as JsonObject)._meta as JsonObject | undefined;
+  return JSON.stringify({ ...result, _meta: own === undefined ? meta.meta : { ...meta.meta, ...own } });
 }
 
 // --- Tasks ---
@@ -185,21 +183,8 @@ export function toTask(snapshot: TaskSnapshotLike, resultType?: "complete"): Jso
   return task;
 }
 
-// A task's two times are mostly the same millisecond, and so are the tasks created together; a task
-// that changed later has two, read in turn. The last two formatted are kept, since toISOString costs
-// about as much as the rest of the envelope.
-let isoMs = Number.NaN;
-let isoText = "";
-let isoMsBefore = Number.NaN;
-let isoTextBefore = "";
 function isoTime(ms: number): string {
-  if (ms === isoMs) return isoText;
-  if (ms === isoMsBefore) return isoTextBefore;
-  isoMsBefore = isoMs;
-  isoTextBefore = isoText;
-  isoText = new Date(ms).toISOString();
-  isoMs = ms;
-  return isoText;
+  return new Date(ms).toISOString();
 }
 
 /** DetailedTask: Task plus the fields its status requires. */

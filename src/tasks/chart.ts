@@ -53,10 +53,12 @@ export function snapshotFromFinalJson(json: string): TaskSnapshotLike {
 // --- Internal ---
 
 /**
- * Why not xstate's public `transition()`: it builds an actor, its system and an inert scope on every
- * call: a step costs about 4× what it does here (`bench/chart-step.ts` pairs the two). The chart
- * has no children, delays or effects beyond `assign`, so one such scope, made on first use (nothing may
- * run at import), serves every task. It is the one private piece of xstate the runtime relies on.
+ * Why not xstate's public `transition()`: it builds an actor, a system and a scope for every step, which costs
+ * about 4× the step itself (`bench/fast-paths.ts --only scope`); a shared store takes a step per change. The
+ * scope xstate's `createInertActorScope` would make is private, so it is built here once, from a public
+ * `createActor`, on first use (nothing may run at import). xstate also swaps in a fresh system there, so that
+ * children its eager initial snapshot spawned cannot collide by systemId: this chart spawns and invokes nothing
+ * and only assigns, so one scope with the actor's own system serves every task.
  */
 let scope: ActorScope<any, any, any, any> | undefined;
 function inertScope(): ActorScope<any, any, any, any> {
