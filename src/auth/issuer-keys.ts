@@ -64,6 +64,8 @@ export function createIssuerKeys(options: IssuerKeysOptions): JWTVerifyGetKey {
     return pending;
   };
   const mayFetch = () => now() - fetchedAt >= cooldownMs;
+  // Not final (the issuer may publish the key later), but nothing can change before the next fetch is allowed.
+  const unknownKey = () => new InvalidTokenError("invalid", { final: false, retryAt: fetchedAt + cooldownMs });
 
   return async (header, token) => {
     if (!keys) {
@@ -82,12 +84,12 @@ export function createIssuerKeys(options: IssuerKeysOptions): JWTVerifyGetKey {
     if (pending) await pending;
     else if (mayFetch()) await reload();
     else if (failure) throw failure;
-    else throw new InvalidTokenError("invalid", { final: false });
+    else throw unknownKey();
     if (failure) throw failure;
     try {
       return await keys(header, token);
     } catch (error) {
-      if (error instanceof errors.JWKSNoMatchingKey) throw new InvalidTokenError("invalid", { final: false });
+      if (error instanceof errors.JWKSNoMatchingKey) throw unknownKey();
       throw error;
     }
   };

@@ -127,6 +127,7 @@ export function mcpAuth(options: McpAuthOptions): McpAuth {
     } catch (error) {
       if (error instanceof InvalidTokenError) {
         if (error.final) refused.set(token, error.reason, now + REFUSED_FOR_MS, now);
+        else if (error.retryAt !== undefined) refused.set(token, error.reason, Math.min(error.retryAt, now + REFUSED_FOR_MS), now);
         throw challenges.invalidToken(error.reason);
       }
       if (McpJsonRpcError.isError(error)) throw error;

@@ -31,12 +31,18 @@ export class InvalidTokenError extends Error {
    * minute). False when the same token could pass later: signed with a key the issuer has not published yet.
    */
   readonly final: boolean;
+  /**
+   * For a refusal that is not final: the earliest time (ms since the epoch) the same token could pass, so the
+   * guard answers it again without asking until then (the keys cannot be fetched again before).
+   */
+  readonly retryAt?: number;
   constructor(
     readonly reason: RefusalReason = "invalid",
-    options: { final?: boolean } = {},
+    options: { final?: boolean; retryAt?: number } = {},
   ) {
     super(DESCRIPTIONS[reason] ?? DESCRIPTIONS.invalid);
     this.final = options.final ?? true;
+    if (options.retryAt !== undefined) this.retryAt = options.retryAt;
   }
 }
 

@@ -76,6 +76,27 @@ describe("key rotation", () => {
   });
 });
 
+describe("a key the verifier has not seen yet", () => {
+  it("is refused while the keys may not be fetched again, without asking, and accepted once they may", async () => {
+    const cooldown = 400;
+    const { app } = authApp({ issuer: as.issuer, auth: { verifier: jwtVerifier({ issuers: [{ issuer: as.issuer }], keysCooldownMs: cooldown }) } });
+    expect((await whoami(app, await as.token(RESOURCE, "mcp"))).status).toBe(200);
+    const fetchedAt = Date.now();
+    await as.rotateKeys();
+    const rotated = await as.token(RESOURCE, "mcp");
+    const jwks = as.jwksRequests;
+    for (let i = 0; i < 5; i++) {
+      const refused = await whoami(app, rotated);
+      expect(refused.status).toBe(401);
+      expect(refused.res.headers.get("www-authenticate")).toMatch(/error="invalid_token", error_description="The access token is invalid"/);
+    }
+    expect(as.jwksRequests).toBe(jwks);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, fetchedAt + cooldown + 20 - Date.now())));
+    expect((await whoami(app, rotated)).status).toBe(200);
+    expect(as.jwksRequests).toBe(jwks + 1);
+  });
+});
+
 describe("opaque tokens by introspection (RFC 7662)", () => {
   const opaqueApp = (cacheTtlMs?: number) =>
     authApp({
