@@ -3,7 +3,7 @@
 import { fmtCount } from "./lib/format.ts";
 import type { BenchConfig } from "./lib/options.ts";
 import type { ProcessKey } from "./lib/processes.ts";
-import { answering, cancelling, fillStore, fixed, isAck, isText, isWorkingHandle, sameAsH3Mcp, type Scenario } from "./lib/scenario.ts";
+import { answering, bearerEcho, cancelling, fillStore, firstUseEcho, fixed, isAck, isText, isWorkingHandle, sameAsH3Mcp, type Scenario } from "./lib/scenario.ts";
 import { requests } from "./lib/wire.ts";
 
 const ALL = { bare: "bare", "h3-mcp": "mcp", sdk: "sdk" } as const;
@@ -29,6 +29,29 @@ export function benchScenarios(config: BenchConfig, quick: boolean): Scenario[] 
       prepare: fixed(requests.echo()),
       check: isText,
       release: ["mcp-otel", "mcp-otel-unsampled"],
+    },
+    // Authorization: the same echo call through mcpAuth() with JWT access tokens, against the same app
+    // without it. A client reusing its token is answered from the cache of verified tokens; each token's
+    // first use pays a signature check; bad tokens must cost no more than good ones.
+    {
+      id: "auth-reused",
+      title: "tools/call echo (synchronous), JWT bearer reused, and bad tokens",
+      processes: { "h3-mcp": "mcp", jwt: "mcp-auth", "jwt-bad": "mcp-auth" },
+      base: "h3-mcp",
+      prepare: bearerEcho,
+      check: isText,
+      refusedWith: { "jwt-bad": 401 },
+    },
+    {
+      id: "auth-first",
+      title: "tools/call echo (synchronous), each JWT's first use",
+      processes: { "h3-mcp": "mcp", "jwt-first": "mcp-auth", "jwt-bad-first": "mcp-auth" },
+      base: "h3-mcp",
+      prepare: fixed(requests.echo()),
+      perRun: firstUseEcho,
+      check: isText,
+      refusedWith: { "jwt-bad-first": 401 },
+      release: ["mcp-auth"],
     },
     {
       id: "task-create",

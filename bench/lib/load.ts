@@ -13,6 +13,8 @@ export interface LoadOptions {
    * `durationSec` is then ignored.
    */
   once?: boolean;
+  /** The status every answer should have, when it is not a 2xx (a refusal being measured). */
+  okStatus?: number;
 }
 
 export interface RunResult {
@@ -79,7 +81,7 @@ export async function runLoad(target: Target, requests: RawRequest[], opts: Load
     );
     instance.on("response", (_client, statusCode, _bytes, responseTime) => {
       lastResponseAt = performance.now();
-      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+      if (opts.okStatus ? statusCode === opts.okStatus : statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
       else non2xx++;
     });
   });

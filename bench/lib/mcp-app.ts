@@ -3,6 +3,7 @@
 // target, the memory script and the sweep script so all three measure the same handler.
 import { H3 } from "h3";
 import { defineMcpHandler, defineTool, mcpListRoots, type McpHandler, type McpPlugin } from "h3-mcp";
+import type { McpAuth } from "h3-mcp/auth";
 import { mcpTask, mcpTasks, type McpTasksOptions, type McpTasksPlugin } from "h3-mcp/tasks";
 import { z } from "zod";
 
@@ -64,14 +65,14 @@ export interface BenchApp {
 
 /**
  * `withAsk` adds task_ask (kept out of the default surface, so tools/list answers what it did before);
- * `plugins` are installed before the tasks extension.
+ * `plugins` are installed before the tasks extension; `auth` protects /mcp.
  */
-export function createBenchApp(taskOptions: McpTasksOptions = {}, opts: { withAsk?: boolean; plugins?: McpPlugin[] } = {}): BenchApp {
+export function createBenchApp(taskOptions: McpTasksOptions = {}, opts: { withAsk?: boolean; plugins?: McpPlugin[]; auth?: McpAuth } = {}): BenchApp {
   const tasks = mcpTasks({ max: 2_000_000, ttlMs: null, ...taskOptions });
   const tools = [echoTool, taskEchoTool, taskHangTool, ...(opts.withAsk ? [taskAskTool] : [])];
   const handler = defineMcpHandler(
     { name: "h3-mcp-bench", version: "0.0.0", tools },
-    { plugins: [...(opts.plugins ?? []), tasks] },
+    { plugins: [...(opts.plugins ?? []), tasks], ...(opts.auth ? { auth: opts.auth } : {}) },
   );
   const app = new H3().all("/mcp", handler);
   return { app, handler, tasks };

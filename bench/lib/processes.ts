@@ -16,6 +16,7 @@ export type ProcessKey =
   | "mcp-create"
   | "mcp-otel"
   | "mcp-otel-unsampled"
+  | "mcp-auth"
   | "mcp-tasks"
   | `mcp-store-${number}`
   | "bare-redis"
@@ -85,6 +86,8 @@ export class Processes {
         return { file: "h3-mcp.ts", env: { BENCH_OTEL: "all" } };
       case "mcp-otel-unsampled":
         return { file: "h3-mcp.ts", env: { BENCH_OTEL: "none" } };
+      case "mcp-auth":
+        return { file: "h3-mcp.ts", env: { BENCH_AUTH: "1" } };
       case "mcp-memory":
       case "mcp-tasks":
         return { file: "h3-mcp.ts", env: { BENCH_ASK: "1" } };

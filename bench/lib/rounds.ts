@@ -36,8 +36,8 @@ export async function runRounds(scenarios: Scenario[], processes: Processes, con
     const kind = row.kind;
     const t = p.targets.get(kind)!;
     const consuming = consumes(p.scenario, kind);
-    const reqs = consuming ? await p.scenario.perRun!(t, poolFor(row, durationSec)) : p.reqs.get(kind)!;
-    const run = await runLoad(t, reqs, { durationSec, connections: config.connections, once: consuming });
+    const reqs = consuming ? await p.scenario.perRun!(t, poolFor(row, durationSec), kind) : p.reqs.get(kind)!;
+    const run = await runLoad(t, reqs, { durationSec, connections: config.connections, once: consuming, okStatus: p.scenario.refusedWith?.[kind] });
     if (run.non2xx || run.errors || run.timeouts) {
       throw new Error(`${kind} on ${p.scenario.title}: ${run.non2xx} non-2xx, ${run.errors} errors, ${run.timeouts} timeouts`);
     }
@@ -59,7 +59,7 @@ export async function runRounds(scenarios: Scenario[], processes: Processes, con
       }
       targets.set(kind, t);
       reqs.set(kind, await scenario.prepare(t, kind, reqs));
-      const first = consumes(scenario, kind) ? (await scenario.perRun!(t, 1))[0]! : reqs.get(kind)![0]!;
+      const first = consumes(scenario, kind) ? (await scenario.perRun!(t, 1, kind))[0]! : reqs.get(kind)![0]!;
       await validate(t, kind, scenario, first);
     }
     return { scenario, reqs, targets, rows: kinds.map((kind) => ({ scenario, kind, runs: [] as RunResult[] })) };
@@ -108,6 +108,11 @@ function batches(scenarios: Scenario[]): Scenario[][] {
 async function validate(t: Target, kind: TargetKind, scenario: Scenario, request: RawRequest): Promise<void> {
   const res = await fetch(toWebRequest(request, t.origin));
   const text = await res.text();
+  const refused = scenario.refusedWith?.[kind];
+  if (refused !== undefined) {
+    if (res.status !== refused || !text.includes('"code":-32600')) throw new Error(`${kind} answered ${scenario.title} wrongly: HTTP ${res.status} ${text.slice(0, 300)}`);
+    return;
+  }
   let result: Record<string, unknown> | undefined;
   try {
     result = (JSON.parse(text) as { result?: Record<string, unknown> }).result;

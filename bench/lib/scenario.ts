@@ -22,7 +22,9 @@ export interface Scenario {
    * For operations that consume their task (answering, cancelling): the requests of one run, each
    * sent once, made before the run (untimed) for `n` fresh tasks. References run for the duration.
    */
-  perRun?: (t: Target, n: number) => Promise<RawRequest[]>;
+  perRun?: (t: Target, n: number, kind: TargetKind) => Promise<RawRequest[]>;
+  /** Kinds whose correct answer is an error with this HTTP status (a refusal), not a 2xx result. */
+  refusedWith?: Partial<Record<TargetKind, number>>;
   /** What a correct h3-mcp / SDK / task-actor answer looks like (ceilings always answer their fixed result). */
   check: (result: Record<string, unknown>) => boolean;
   /** Stop these processes after the scenario (after its group, when it has one). */
@@ -67,3 +69,27 @@ async function freshTasks(t: Target, kind: "parked" | "working", n: number): Pro
 
 export const answering = async (t: Target, n: number) => (await freshTasks(t, "parked", n)).map(requests.answerTask);
 export const cancelling = async (t: Target, n: number) => (await freshTasks(t, "working", n)).map(requests.cancelTask);
+
+/** `kind` tokens minted by an auth target's own issuer (bench/lib/bench-issuer.ts). */
+async function mintTokens(t: Target, kind: "good" | "bad-signature" | "bad-mixed", n: number): Promise<string[]> {
+  const res = await fetch(`${t.origin}/bench/tokens`, { method: "POST", body: JSON.stringify({ kind, n }) });
+  if (res.status !== 200) throw new Error(`tokens: HTTP ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { tokens: string[] }).tokens;
+}
+
+const withBearer = (request: RawRequest, token: string): RawRequest => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } });
+
+/** The echo call with one good token reused (`jwt`), or cycling through 1,000 bad tokens of every kind (`jwt-bad`). */
+export async function bearerEcho(t: Target, kind: TargetKind): Promise<RawRequest[]> {
+  if (kind === "jwt") return [withBearer(requests.echo(), (await mintTokens(t, "good", 1))[0]!)];
+  if (kind === "jwt-bad") return (await mintTokens(t, "bad-mixed", 1000)).map((token) => withBearer(requests.echo(), token));
+  return [requests.echo()];
+}
+
+/** n echo calls, each with a token never seen before (good for `jwt-first`, a bad signature for `jwt-bad-first`), or plain. */
+export async function firstUseEcho(t: Target, n: number, kind: TargetKind): Promise<RawRequest[]> {
+  if (kind === "jwt-first" || kind === "jwt-bad-first") {
+    return (await mintTokens(t, kind === "jwt-first" ? "good" : "bad-signature", n)).map((token) => withBearer(requests.echo(), token));
+  }
+  return Array.from({ length: n }, () => requests.echo());
+}

@@ -8,8 +8,24 @@
  * on the in-memory store; in the two-instance scenarios `h3-mcp` is one instance behind the proxy
  * and `two` two instances sharing one Redis behind it. `traced` is the h3-mcp app with mcpOpenTelemetry() and
  * the OpenTelemetry SDK recording every span (and its metrics), `unsampled` the same with no span sampled.
+ * `jwt` is the h3-mcp app protected by mcpAuth() with one JWT reused by every request, `jwt-bad` the same
+ * app sent bad tokens of every kind (refused with 401), `jwt-first` and `jwt-bad-first` each token used once.
  */
-export type TargetKind = "bare" | "node" | "h3-mcp" | "sdk" | "bare-redis" | "memory" | "two" | "actor" | "traced" | "unsampled";
+export type TargetKind =
+  | "bare"
+  | "node"
+  | "h3-mcp"
+  | "sdk"
+  | "bare-redis"
+  | "memory"
+  | "two"
+  | "actor"
+  | "traced"
+  | "unsampled"
+  | "jwt"
+  | "jwt-bad"
+  | "jwt-first"
+  | "jwt-bad-first";
 
 /** The ceilings: they answer the echo result whatever they are asked. */
 export const CEILINGS = new Set<TargetKind>(["bare", "node", "bare-redis"]);
@@ -28,6 +44,10 @@ const NAMES: Record<TargetKind, string> = {
   actor: "(f) bare h3 + one task actor (its whole life)",
   traced: "(o) h3-mcp, OpenTelemetry recording every span",
   unsampled: "(o') h3-mcp, OpenTelemetry installed, no span sampled",
+  jwt: "(j) h3-mcp + JWT bearer, token reused",
+  "jwt-bad": "(j') h3-mcp + JWT bearer, bad tokens (401)",
+  "jwt-first": "(j) h3-mcp + JWT bearer, each token's first use",
+  "jwt-bad-first": "(j') h3-mcp + JWT bearer, each bad signature's first use (401)",
 };
 
 /** The row's name in the report: h3-mcp's depends on the scenario it serves. */

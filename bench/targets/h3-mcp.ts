@@ -6,11 +6,14 @@
 //   POST /bench/tasks {"kind", "n"}  creates n tasks that stay parked (kind "parked", task_ask) or
 //                                    working ("working", task_hang); answers their ids.
 //   GET  /bench/stats                store size, task_ask counters and process memory.
+// With BENCH_AUTH=1, /mcp is protected by mcpAuth() with JWT access tokens of an issuer served by this
+// process itself (bench/lib/bench-issuer.ts), scope `mcp`; POST /bench/tokens {"kind", "n"} mints tokens.
 import { serve } from "h3";
 import type { McpTasksOptions } from "h3-mcp/tasks";
 import { askStats, createBenchApp } from "../lib/mcp-app.ts";
 import { fillTasks, Reservoir, waitForStatus } from "../lib/fill.ts";
 import { announceReady, exitOnSignal, HOST, targetPort } from "../lib/target.ts";
+import type { McpAuth } from "h3-mcp/auth";
 import { requests } from "../lib/wire.ts";
 
 const taskOptions: McpTasksOptions = {};
@@ -24,7 +27,17 @@ if (process.env.BENCH_STORE === "redis") {
 // With BENCH_OTEL, mcpOpenTelemetry() is installed over the OpenTelemetry SDK: "all" records every span
 // (batched to an exporter that drops them) and the metrics; "none" samples no span and keeps the metrics.
 const plugins = process.env.BENCH_OTEL ? await (await import("../lib/otel-sdk.ts")).benchTelemetry(process.env.BENCH_OTEL === "all") : [];
-const { app } = createBenchApp(taskOptions, { withAsk: process.env.BENCH_ASK === "1", plugins });
+let auth: McpAuth | undefined;
+let issuer: Awaited<ReturnType<typeof import("../lib/bench-issuer.ts").createBenchIssuer>> | undefined;
+if (process.env.BENCH_AUTH === "1") {
+  const { jwtVerifier, mcpAuth } = await import("h3-mcp/auth");
+  const { createBenchIssuer } = await import("../lib/bench-issuer.ts");
+  const origin = `http://${HOST}:${targetPort()}`;
+  issuer = await createBenchIssuer(origin, `${origin}/mcp`);
+  auth = mcpAuth({ resource: `${origin}/mcp`, verifier: jwtVerifier({ issuers: [{ issuer: origin, typ: "at+jwt" }] }), scopes: ["mcp"] });
+}
+const { app } = createBenchApp(taskOptions, { withAsk: process.env.BENCH_ASK === "1", plugins, auth });
+issuer?.serve(app);
 const sample = new Reservoir(Number(process.env.BENCH_SAMPLE ?? 4096));
 let created = 0;
 
