@@ -51,6 +51,25 @@ function loadVerdicts(results: Results): string[] {
       r === undefined ? "" : withCpu(r, "otel", kind, "h3-mcp"),
     );
   }
+  // Authorization: at most 15% over the same call without auth for a client reusing its token, and bad
+  // tokens no dearer than good ones (a repeated bad token against a reused good one, a new one against a new one).
+  const reused = ratio("auth-reused", "jwt", "h3-mcp");
+  verdict(
+    "tools/call with a reused JWT ≥ 0.87× without auth (≤ 15% over)",
+    reused === undefined ? undefined : reused >= 1 / 1.15,
+    reused === undefined ? "" : withCpu(reused, "auth-reused", "jwt", "h3-mcp"),
+  );
+  for (const [id, bad, good] of [
+    ["auth-reused", "jwt-bad", "jwt"],
+    ["auth-first", "jwt-bad-first", "jwt-first"],
+  ] as const) {
+    const r = ratio(id, bad, good);
+    verdict(
+      `bad tokens ≥ 1× the rate of good ones (${id === "auth-reused" ? "repeated" : "each first seen"})`,
+      r === undefined ? undefined : r >= 1,
+      r === undefined ? "" : withCpu(r, id, bad, good),
+    );
+  }
   const sdkRatio = ratio("echo", "h3-mcp", "sdk");
   verdict("tools/call ≥ 10× official SDK", sdkRatio === undefined ? undefined : sdkRatio >= 10, sdkRatio ? withCpu(sdkRatio, "echo", "h3-mcp", "sdk") : "");
   for (const [id, goal] of [

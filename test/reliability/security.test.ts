@@ -3,6 +3,7 @@ import { H3, HTTPError } from "h3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpRequestState, mcpValidateElicitation, type McpHandlerConfig } from "../../src/index.ts";
 import { mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
+import { mcpAuth } from "../../src/auth/index.ts";
 import { legacyClient } from "../helpers/legacy.ts";
 import { memoryStore } from "../helpers/memory-store.ts";
 import { CALLER, modern, mountWithEscapeLog, sseMessages, TASKS } from "./support.ts";
@@ -337,7 +338,44 @@ describe("Untrusted client input", () => {
 });
 
 describe("What a deployment must add", () => {
-  it("has no authentication of its own: an h3 middleware in front refuses, and bind uses what it established", async () => {
+  // A verifier of the app's own (a map of tokens): what the guard does with an identity, not how one is checked.
+  const RESOURCE = "http://localhost/mcp";
+  const people: Record<string, string> = { "t-alice": "alice", "t-bob": "bob" };
+  const guarded = () =>
+    mcpAuth({
+      resource: RESOURCE,
+      authorizationServers: ["https://auth.example"],
+      verifier: (token) => (people[token] ? { issuer: "https://auth.example", subject: people[token], scopes: [], audience: [RESOURCE], claims: {} } : undefined),
+    });
+  const as = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  it("with auth, authenticates every request before anything runs and binds tasks to the caller without a bind", async () => {
+    const { app, send } = taskApp({}, { auth: guarded() });
+    const bare = await app.fetch(modern("tools/call", { name: "job" }, { caps }));
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get("www-authenticate")).toBe('Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"');
+    const taskId = (await send("tools/call", { name: "job" }, { headers: as("t-alice") })).body.result.taskId;
+    expect((await send("tasks/get", { taskId }, { headers: as("t-alice") })).status).toBe(200);
+    expect((await send("tasks/get", { taskId }, { headers: as("t-bob") })).body.error).toMatchObject({ code: -32602, message: "Unknown task" });
+  });
+
+  it("with auth, keeps a legacy session to the caller that opened it", async () => {
+    const handler = defineMcpHandler({ name: "sec", version: "1" }, { auth: guarded() });
+    const { app } = mountWithEscapeLog(handler);
+    const withToken = (token: string) => ({ fetch: (r: Request) => app.fetch(new Request(r, { headers: { ...Object.fromEntries(r.headers), ...as(token) } })) });
+    const alice = await legacyClient(withToken("t-alice") as never);
+    expect((await alice.request("ping")).status).toBe(200);
+    const bob = await withToken("t-bob").fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": alice.sessionId },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      }),
+    );
+    expect(bob.status).toBe(404);
+  });
+
+  it("without auth, authenticates nobody: an h3 middleware in front refuses, and bind uses what it established", async () => {
     const tool = defineTool({ name: "job", handler: (e) => mcpTask(e, { run: () => new Promise(() => {}) }) });
     const handler = defineMcpHandler({ name: "sec", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ bind: (e) => e.context.user })] });
     const tokens: Record<string, string> = { "Bearer t-alice": "alice", "Bearer t-bob": "bob" };
