@@ -36,7 +36,7 @@ export function benchScenarios(config: BenchConfig, quick: boolean): Scenario[] 
     {
       id: "auth-reused",
       title: "tools/call echo (synchronous), JWT bearer reused, and bad tokens",
-      processes: { "h3-mcp": "mcp", jwt: "mcp-auth", "jwt-bad": "mcp-auth" },
+      processes: { "h3-mcp": "mcp", "jwt-header": "mcp", jwt: "mcp-auth", "jwt-bad": "mcp-auth" },
       base: "h3-mcp",
       prepare: bearerEcho,
       check: isText,

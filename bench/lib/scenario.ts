@@ -82,6 +82,8 @@ const withBearer = (request: RawRequest, token: string): RawRequest => ({ ...req
 /** The echo call with one good token reused (`jwt`), or cycling through 1,000 bad tokens of every kind (`jwt-bad`). */
 export async function bearerEcho(t: Target, kind: TargetKind): Promise<RawRequest[]> {
   if (kind === "jwt") return [withBearer(requests.echo(), (await mintTokens(t, "good", 1))[0]!)];
+  // The app without auth cannot mint: a token of the same length and shape, which it never reads.
+  if (kind === "jwt-header") return [withBearer(requests.echo(), `${"x".repeat(36)}.${"y".repeat(300)}.${"z".repeat(86)}`)];
   if (kind === "jwt-bad") return (await mintTokens(t, "bad-mixed", 1000)).map((token) => withBearer(requests.echo(), token));
   return [requests.echo()];
 }

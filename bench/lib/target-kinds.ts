@@ -8,7 +8,8 @@
  * on the in-memory store; in the two-instance scenarios `h3-mcp` is one instance behind the proxy
  * and `two` two instances sharing one Redis behind it. `traced` is the h3-mcp app with mcpOpenTelemetry() and
  * the OpenTelemetry SDK recording every span (and its metrics), `unsampled` the same with no span sampled.
- * `jwt` is the h3-mcp app protected by mcpAuth() with one JWT reused by every request, `jwt-bad` the same
+ * `jwt` is the h3-mcp app protected by mcpAuth() with one JWT reused by every request (`jwt-header`: the app
+ * without auth sent the same header, what carrying the token over HTTP costs by itself), `jwt-bad` the same
  * app sent bad tokens of every kind (refused with 401), `jwt-first` and `jwt-bad-first` each token used once.
  */
 export type TargetKind =
@@ -23,6 +24,7 @@ export type TargetKind =
   | "traced"
   | "unsampled"
   | "jwt"
+  | "jwt-header"
   | "jwt-bad"
   | "jwt-first"
   | "jwt-bad-first";
@@ -45,6 +47,7 @@ const NAMES: Record<TargetKind, string> = {
   traced: "(o) h3-mcp, OpenTelemetry recording every span",
   unsampled: "(o') h3-mcp, OpenTelemetry installed, no span sampled",
   jwt: "(j) h3-mcp + JWT bearer, token reused",
+  "jwt-header": "(h) h3-mcp without auth, sent the same Authorization header",
   "jwt-bad": "(j') h3-mcp + JWT bearer, bad tokens (401)",
   "jwt-first": "(j) h3-mcp + JWT bearer, each token's first use",
   "jwt-bad-first": "(j') h3-mcp + JWT bearer, each bad signature's first use (401)",
