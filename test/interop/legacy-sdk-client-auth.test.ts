@@ -4,57 +4,22 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { H3 } from "h3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { authApp } from "../fixtures/auth-app.ts";
-import { startAuthorizationServer, type AuthorizationServer } from "../helpers/authorization-server.ts";
-import { useServedApp } from "../helpers/serve.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import { recordExchanges, useServedAuthApp } from "../helpers/served-auth-app.ts";
 
-let as: AuthorizationServer;
-let inner: H3 | undefined;
-const served = useServedApp(new H3().all("/**", (event) => inner!.fetch(event.req)));
-beforeAll(async () => {
-  as = await startAuthorizationServer();
-  inner = authApp({ issuer: as.issuer, auth: { resource: served.url().href } }).app;
-});
-afterAll(() => as.close());
-
+const server = useServedAuthApp();
 const open: Client[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-interface Exchange {
-  method: string;
-  path: string;
-  status: number;
-  authorization?: string;
-  session?: string;
-  form?: URLSearchParams;
-  challenge?: string;
-}
-
 // The 1.x client_credentials provider asks for the scope it was configured with, not the one a challenge
 // names: it is given the route's scope, as a deployment would.
 function connect(scope = "mcp") {
-  const wire: Exchange[] = [];
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init);
-    const headers = new Headers(init?.headers);
-    wire.push({
-      method: init?.method ?? "GET",
-      path: new URL(String(input instanceof Request ? input.url : input)).pathname,
-      status: res.status,
-      authorization: headers.get("authorization") ?? undefined,
-      session: headers.get("mcp-session-id") ?? undefined,
-      form: init?.body instanceof URLSearchParams ? init.body : undefined,
-      challenge: res.headers.get("www-authenticate") ?? undefined,
-    });
-    return res;
-  };
-  const provider = new ClientCredentialsProvider({ clientId: as.otherClient.id, clientSecret: as.otherClient.secret, expectedIssuer: as.issuer, scope });
+  const { wire, recordingFetch } = recordExchanges();
+  const provider = new ClientCredentialsProvider({ clientId: server.as().otherClient.id, clientSecret: server.as().otherClient.secret, expectedIssuer: server.as().issuer, scope });
   const client = new Client({ name: "legacy-oauth-interop", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(served.url(), { authProvider: provider, fetch: recordingFetch });
+  const transport = new StreamableHTTPClientTransport(server.url(), { authProvider: provider, fetch: recordingFetch });
   open.push(client);
   return { client, transport, provider, wire };
 }
@@ -65,20 +30,21 @@ describe("1.x SDK client with OAuth, 2025-11-25 era", () => {
     await client.connect(transport);
     expect(client.getServerVersion()).toMatchObject({ name: "auth-test" });
     expect(transport.protocolVersion).toBe("2025-11-25");
-    expect(wire[0]).toMatchObject({ method: "POST", path: "/mcp", status: 401 });
+    expect(wire[0]).toMatchObject({ method: "POST", status: 401 });
+    expect(wire[0]!.url.pathname).toBe("/mcp");
     expect(wire[0]!.authorization).toBeUndefined();
-    expect(wire.map((x) => x.path)).toContain("/.well-known/oauth-protected-resource/mcp");
-    const tokenRequest = wire.find((x) => x.path === "/token")!;
-    expect(Object.fromEntries(tokenRequest.form!)).toMatchObject({ grant_type: "client_credentials", resource: served.url().href, scope: "mcp" });
+    expect(wire.map((x) => x.url.pathname)).toContain("/.well-known/oauth-protected-resource/mcp");
+    const tokenRequest = wire.find((x) => x.url.pathname === "/token")!;
+    expect(Object.fromEntries(tokenRequest.form!)).toMatchObject({ grant_type: "client_credentials", resource: server.url().href, scope: "mcp" });
     // Every MCP request after the token carries it, the session's included.
     const token = provider.tokens()!.access_token;
-    const after = wire.slice(wire.indexOf(tokenRequest) + 1).filter((x) => x.path === "/mcp");
+    const after = wire.slice(wire.indexOf(tokenRequest) + 1).filter((x) => x.url.pathname === "/mcp");
     expect(after.length).toBeGreaterThan(0);
     expect(after.every((x) => x.authorization === `Bearer ${token}` && x.status < 300)).toBe(true);
 
     const who = await client.callTool({ name: "whoami", arguments: {} });
-    expect(who.structuredContent).toEqual({ subject: as.otherClient.id, clientId: as.otherClient.id, scopes: ["mcp"] });
-    expect(wire.filter((x) => x.path === "/mcp" && x.method === "POST").at(-1)!.session).toBe(transport.sessionId);
+    expect(who.structuredContent).toEqual({ subject: server.as().otherClient.id, clientId: server.as().otherClient.id, scopes: ["mcp"] });
+    expect(wire.filter((x) => x.url.pathname === "/mcp" && x.method === "POST").at(-1)!.session).toBe(transport.sessionId);
   });
 
   it("is refused a tool its token lacks the scope for with 403 insufficient_scope naming every scope it needs; a token with them passes", async () => {
@@ -86,7 +52,7 @@ describe("1.x SDK client with OAuth, 2025-11-25 era", () => {
     await client.connect(transport);
     const before = wire.length;
     await expect(client.callTool({ name: "admin_echo", arguments: { text: "x" } })).rejects.toThrow(/403/);
-    const refused = wire.slice(before).filter((x) => x.path === "/mcp" && x.method === "POST");
+    const refused = wire.slice(before).filter((x) => x.url.pathname === "/mcp" && x.method === "POST");
     expect(refused.length).toBeGreaterThan(0);
     for (const x of refused) {
       expect(x.status).toBe(403);

@@ -16,77 +16,36 @@ import {
   type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import { createTaskSessionFromClient, resultFromTaskOutcome, type JsonRpcResponse, type RawClientDispatch } from "@modelcontextprotocol/ext-tasks/client";
-import { H3 } from "h3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { authApp } from "../fixtures/auth-app.ts";
-import { startAuthorizationServer, type AuthorizationServer } from "../helpers/authorization-server.ts";
-import { useServedApp } from "../helpers/serve.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import { recordExchanges, useServedAuthApp } from "../helpers/served-auth-app.ts";
 
 const V = "2026-07-28";
 const TASKS = "io.modelcontextprotocol/tasks";
 
-let as: AuthorizationServer;
-let inner: H3 | undefined;
-// The resource is the URL the server is reached at, known once it listens: the app is made then.
-const served = useServedApp(new H3().all("/**", (event) => inner!.fetch(event.req)));
-beforeAll(async () => {
-  as = await startAuthorizationServer();
-  inner = authApp({ issuer: as.issuer, auth: { resource: served.url().href } }).app;
-});
-afterAll(() => as.close());
-
-/** One HTTP exchange the client made, to the MCP server or the authorization server. */
-interface Exchange {
-  method: string;
-  url: URL;
-  status: number;
-  authorization?: string;
-  mcpMethod?: string;
-  form?: URLSearchParams;
-  challenge?: string;
-}
+const server = useServedAuthApp();
 const open: Client[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-function recorder() {
-  const wire: Exchange[] = [];
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init);
-    const headers = new Headers(init?.headers);
-    wire.push({
-      method: init?.method ?? "GET",
-      url: new URL(String(input instanceof Request ? input.url : input)),
-      status: res.status,
-      authorization: headers.get("authorization") ?? undefined,
-      mcpMethod: headers.get("mcp-method") ?? undefined,
-      form: init?.body instanceof URLSearchParams ? init.body : undefined,
-      challenge: res.headers.get("www-authenticate") ?? undefined,
-    });
-    return res;
-  };
-  return { wire, recordingFetch };
-}
-
 function connectWith(provider: OAuthClientProvider) {
-  const { wire, recordingFetch } = recorder();
+  const { wire, recordingFetch } = recordExchanges();
   const client = new Client({ name: "oauth-interop", version: "1.0.0" }, { capabilities: { extensions: { [TASKS]: {} } }, versionNegotiation: { mode: { pin: V } } });
-  const transport = new StreamableHTTPClientTransport(served.url(), { authProvider: provider, fetch: recordingFetch });
+  const transport = new StreamableHTTPClientTransport(server.url(), { authProvider: provider, fetch: recordingFetch });
   open.push(client);
   return { client, transport, wire };
 }
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
 const tokenOf = async (provider: OAuthClientProvider) => (await provider.tokens())!.access_token;
-const credentials = () => new ClientCredentialsProvider({ clientId: as.client.id, clientSecret: as.client.secret, expectedIssuer: as.issuer });
+const credentials = () => new ClientCredentialsProvider({ clientId: server.as().client.id, clientSecret: server.as().client.secret, expectedIssuer: server.as().issuer });
 
 describe("official SDK client with OAuth: client_credentials", () => {
   it("discovers everything from the 401 in order, gets a token for this resource with the challenged scope, and calls a tool", async () => {
     const provider = credentials();
     const { client, transport, wire } = connectWith(provider);
     await client.connect(transport);
-    const steps = wire.map((x) => `${x.status} ${x.method} ${x.url.origin === as.issuer ? "AS" : "MCP"} ${x.url.pathname}`);
+    const steps = wire.map((x) => `${x.status} ${x.method} ${x.url.origin === server.as().issuer ? "AS" : "MCP"} ${x.url.pathname}`);
     const at = (pattern: RegExp) => steps.findIndex((step) => pattern.test(step));
     // The 401 first, without a token; then the metadata it names; then the authorization server's metadata
     // (RFC 8414 or OpenID Connect discovery); then the token; then the same request again, with it.
@@ -102,21 +61,21 @@ describe("official SDK client with OAuth: client_credentials", () => {
     expect(steps.at(-1)).toBe("200 POST MCP /mcp");
     expect(wire.at(-1)!.authorization).toMatch(/^Bearer /);
     // RFC 8707: the token was asked for this server's canonical URI, with the scope the challenge named.
-    expect(wire[token]!.form?.get("resource")).toBe(served.url().href);
+    expect(wire[token]!.form?.get("resource")).toBe(server.url().href);
     expect(wire[token]!.form?.get("scope")).toBe("mcp");
 
     const who = await client.callTool({ name: "whoami", arguments: {} });
-    expect(who.structuredContent).toEqual({ subject: as.client.id, clientId: as.client.id, scopes: ["mcp"] });
+    expect(who.structuredContent).toEqual({ subject: server.as().client.id, clientId: server.as().client.id, scopes: ["mcp"] });
     const claims = claimsOf(await tokenOf(provider));
-    expect(claims).toMatchObject({ aud: served.url().href, scope: "mcp", iss: as.issuer });
+    expect(claims).toMatchObject({ aud: server.url().href, scope: "mcp", iss: server.as().issuer });
   });
 
   it("follows a task to its end with the official tasks client, each request authorized by the SDK's OAuth middleware", async () => {
     const provider = credentials();
     const { client, transport } = connectWith(provider);
     await client.connect(transport);
-    const { wire, recordingFetch } = recorder();
-    const authorizedFetch = applyMiddlewares(withOAuth(provider, served.url()))(recordingFetch);
+    const { wire, recordingFetch } = recordExchanges();
+    const authorizedFetch = applyMiddlewares(withOAuth(provider, server.url()))(recordingFetch);
     const framing = { protocolVersion: V, clientInfo: { name: "oauth-interop", version: "1.0.0" }, clientCapabilities: { extensions: { [TASKS]: {} } } };
     let n = 0;
     const rawDispatch: RawClientDispatch = async (request, options) => {
@@ -129,7 +88,7 @@ describe("official SDK client with OAuth: client_credentials", () => {
         ...(req.method === "tools/call" && req.params?.name ? { "mcp-name": req.params.name } : {}),
         ...options?.context?.headers,
       };
-      const res = await authorizedFetch(served.url(), { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: `raw-${++n}`, ...(request as object) }) });
+      const res = await authorizedFetch(server.url(), { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: `raw-${++n}`, ...(request as object) }) });
       const message = (await res.json()) as { result?: unknown; error?: unknown };
       return ("error" in message ? { kind: "error", error: message.error } : { kind: "result", result: message.result }) as JsonRpcResponse;
     };
@@ -214,32 +173,32 @@ class BrowserlessProvider implements OAuthClientProvider {
 
 describe("official SDK client with OAuth: authorization_code with PKCE", () => {
   it("sends the user to authorize with S256 and this resource, exchanges the code, and calls tools as that user", async () => {
-    const provider = new BrowserlessProvider(as.publicClient);
+    const provider = new BrowserlessProvider(server.as().publicClient);
     const first = connectWith(provider);
     await expect(first.client.connect(first.transport)).rejects.toBeInstanceOf(UnauthorizedError);
     const url = provider.authorizationUrl!;
-    expect(url.origin + url.pathname).toBe(`${as.issuer}/auth`);
+    expect(url.origin + url.pathname).toBe(`${server.as().issuer}/auth`);
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
       response_type: "code",
-      client_id: as.publicClient.id,
+      client_id: server.as().publicClient.id,
       code_challenge_method: "S256",
-      resource: served.url().href,
+      resource: server.url().href,
       scope: "mcp",
     });
     expect(url.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    const callback = await as.authorizeAs(url, "alice");
+    const callback = await server.as().authorizeAs(url, "alice");
     expect(callback.get("code")).toBeTruthy();
     await first.transport.finishAuth(callback);
     const exchange = first.wire.find((x) => x.url.pathname === "/token")!;
     expect(exchange.form?.get("grant_type")).toBe("authorization_code");
     expect(exchange.form?.get("code_verifier")).toBe(provider.codeVerifier());
-    expect(exchange.form?.get("resource")).toBe(served.url().href);
+    expect(exchange.form?.get("resource")).toBe(server.url().href);
 
     const second = connectWith(provider);
     await second.client.connect(second.transport);
     const who = await second.client.callTool({ name: "whoami", arguments: {} });
-    expect(who.structuredContent).toEqual({ subject: "alice", clientId: as.publicClient.id, scopes: ["mcp"] });
-    expect(claimsOf(await tokenOf(provider))).toMatchObject({ aud: served.url().href, sub: "alice", client_id: as.publicClient.id });
+    expect(who.structuredContent).toEqual({ subject: "alice", clientId: server.as().publicClient.id, scopes: ["mcp"] });
+    expect(claimsOf(await tokenOf(provider))).toMatchObject({ aud: server.url().href, sub: "alice", client_id: server.as().publicClient.id });
   });
 });

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpRequestState, mcpValidateElicitation, type McpHandlerConfig } from "../../src/index.ts";
 import { mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
 import { mcpAuth } from "../../src/auth/index.ts";
-import { legacyClient } from "../helpers/legacy.ts";
+import { legacyClient, legacyRequest } from "../helpers/legacy.ts";
 import { memoryStore } from "../helpers/memory-store.ts";
 import { CALLER, modern, mountWithEscapeLog, sseMessages, TASKS } from "./support.ts";
 import { ownFields } from "../helpers/schemas.ts";
@@ -365,13 +365,7 @@ describe("What a deployment must add", () => {
     const withToken = (token: string) => ({ fetch: (r: Request) => app.fetch(new Request(r, { headers: { ...Object.fromEntries(r.headers), ...as(token) } })) });
     const alice = await legacyClient(withToken("t-alice") as never);
     expect((await alice.request("ping")).status).toBe(200);
-    const bob = await withToken("t-bob").fetch(
-      new Request("http://localhost/mcp", {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": alice.sessionId },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
-      }),
-    );
+    const bob = await withToken("t-bob").fetch(legacyRequest({ id: 1, method: "ping" }, { "mcp-session-id": alice.sessionId }));
     expect(bob.status).toBe(404);
   });
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authApp, bearer, RESOURCE } from "../fixtures/auth-app.ts";
 import { startAuthorizationServer, type AuthorizationServer } from "../helpers/authorization-server.ts";
-import { legacyClient } from "../helpers/legacy.ts";
+import { initializeRequest, legacyClient, legacyRequest } from "../helpers/legacy.ts";
 import { expectError, expectResult, S } from "../helpers/schemas.ts";
 import { call, messages, modernRequest } from "../helpers/wire.ts";
 
@@ -94,13 +94,7 @@ describe("401: no usable token", () => {
     const listen = await server.app.fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }));
     expect(listen.status).toBe(401);
     expect(listen.headers.get("content-type")).toBe("application/json");
-    const init = await server.app.fetch(
-      new Request("http://localhost/mcp", {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } }),
-      }),
-    );
+    const init = await server.app.fetch(initializeRequest());
     expect(init.status).toBe(401);
     expect(init.headers.get("mcp-session-id")).toBeNull();
     expect(server.handler["~mount"].sessions.size).toBe(0);
@@ -164,26 +158,14 @@ describe("the legacy era on the same route", () => {
     expect(admin.status).toBe(403);
     expect(challenge(admin.res)).toMatchObject({ error: "insufficient_scope", scope: "mcp mcp:admin" });
     // The same session without a token is a stranger.
-    const bare = await server.app.fetch(
-      new Request("http://localhost/mcp", {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": legacy.sessionId },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
-      }),
-    );
+    const bare = await server.app.fetch(legacyRequest({ id: 9, method: "tools/list" }, { "mcp-session-id": legacy.sessionId }));
     expect(bare.status).toBe(401);
   });
 
   it("keeps a session to whoever opened it: another subject's token gets 404 as for an unknown session", async () => {
     const legacy = await legacyClientWith(mcpToken);
     const other = await as.token(RESOURCE, "mcp", as.shortLivedClient);
-    const res = await server.app.fetch(
-      new Request("http://localhost/mcp", {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": legacy.sessionId, ...bearer(other) },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
-      }),
-    );
+    const res = await server.app.fetch(legacyRequest({ id: 9, method: "tools/list" }, { "mcp-session-id": legacy.sessionId, ...bearer(other) }));
     expect(res.status).toBe(404);
     expect((await messages(res))[0].error.message).toBe("Session not found");
   });

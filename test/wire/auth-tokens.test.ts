@@ -8,6 +8,7 @@ import { jwtVerifier } from "h3-mcp/auth";
 import { authApp, bearer, RESOURCE } from "../fixtures/auth-app.ts";
 import { startAuthorizationServer, type AuthorizationServer } from "../helpers/authorization-server.ts";
 import { expectError } from "../helpers/schemas.ts";
+import { initializeRequest } from "../helpers/legacy.ts";
 import { call, modernRequest } from "../helpers/wire.ts";
 
 let as: AuthorizationServer;
@@ -250,16 +251,7 @@ describe("every bad input of the list, answered in full in both eras", () => {
   it("2025-11-25: an initialize with each is answered the same, and opens no session", async () => {
     const sessions = server.handler["~mount"].sessions.size;
     for (const input of inputs) {
-      const request = new Request("http://localhost/mcp", {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "legacy", version: "1" }, ...input.body },
-        }),
-      });
+      const request = initializeRequest(input.body);
       const res = await server.app.fetch(withInput(request, input));
       expect(res.headers.get("mcp-session-id"), input.name).toBeNull();
       await expectAnswered(res, input);
