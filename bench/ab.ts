@@ -20,10 +20,14 @@ type Serve = () => Promise<void>;
 function server(build: any, scenario: string): Serve {
   const app = scenario === "actor" ? build.createBareActorApp() : scenario === "bare" ? build.createBareApp() : build.createBenchApp().app;
   const raw = scenario === "echo" || scenario === "bare" ? build.requests.echo() : build.requests.createTask();
+  // A build that answers with an error instead of a task or a result would be measured doing less.
+  const expected = scenario === "create" || scenario === "actor" ? '"resultType":"task"' : '"text":"hello"';
+  let checked = false;
   return async () => {
     const res = await app.fetch(build.toWebRequest(raw));
-    if (res.status !== 200) throw new Error(`${scenario}: HTTP ${res.status}: ${await res.text()}`);
-    await res.text();
+    const text = await res.text();
+    if (res.status !== 200 || (!checked && !text.includes(expected))) throw new Error(`${scenario}: HTTP ${res.status}: ${text}`);
+    checked = true;
   };
 }
 
