@@ -8,7 +8,6 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
-  type Attributes,
   type Link,
   type MeterProvider,
   type Span,
@@ -22,6 +21,7 @@ import { McpJsonRpcError } from "../protocol/errors.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { isThenable } from "../utils/is-thenable.ts";
 import { ATTR, DURATION_BUCKETS, METRIC, TOOL_ERROR } from "./conventions.ts";
+import { createOperations } from "./operations.ts";
 import { createTaskTracing, type TaskStoreSize } from "./task-spans.ts";
 import { traceparentOf } from "./trace-context.ts";
 
@@ -168,78 +168,42 @@ function describeRequest(span: Span, event: H3Event, ctx: McpContext, payloads: 
   }
   if (typeof params.taskId === "string" && method.startsWith("tasks/")) span.setAttribute(ATTR.taskId, params.taskId);
   if (payloads && method === "tools/call" && params.arguments !== undefined) span.setAttribute(ATTR.toolArguments, jsonOf(params.arguments));
-  // Where the client reached the server, as it named it (the Host header): no lookup.
-  const url = event.url;
-  span.setAttribute(ATTR.serverAddress, url.hostname);
-  if (url.port) span.setAttribute(ATTR.serverPort, Number(url.port));
+  // Where the client reached the server, as it named it (the Host header): no lookup. On Node the header
+  // is read as it came, since `event.url.hostname` parses the whole URL (srvx builds it lazily); a request
+  // through a proxy (X-Forwarded-Host, which srvx may be told to trust) is left to the URL.
   const node = (event.runtime as NodeRuntime | undefined)?.node?.req;
+  const headers = node?.headers;
+  const server = (headers && !headers["x-forwarded-host"] && serverOfHost(headers.host, node.socket?.encrypted === true)) || serverOfUrl(event.url);
+  span.setAttribute(ATTR.serverAddress, server.address);
+  if (server.port !== undefined) span.setAttribute(ATTR.serverPort, server.port);
   if (node?.httpVersion) span.setAttribute(ATTR.networkProtocolVersion, node.httpVersion);
   const address = node?.socket?.remoteAddress;
   if (address) span.setAttribute(ATTR.clientAddress, address);
 }
 
 interface NodeRuntime {
-  node?: { req?: { httpVersion?: string; socket?: { remoteAddress?: string } } };
+  node?: { req?: { httpVersion?: string; headers?: { host?: string; "x-forwarded-host"?: string }; socket?: { remoteAddress?: string; encrypted?: boolean } } };
 }
 
-/** What every request of one method (and tool or prompt) under one protocol version shares. */
-interface Operation {
-  /** `{mcp.method.name} {target}`, or the method alone. */
-  readonly name: string;
-  /** The span's attributes known before it starts (the sampler sees them). */
-  readonly span: Attributes;
-  /** `mcp.server.operation.duration`'s attributes for a request that succeeded. */
-  readonly metric: Attributes;
-  /** The same for one that failed with `error.type` `type` (a JSON-RPC code, or `tool_error`). */
-  failed(type: string): Attributes;
+/** `server.address` and `server.port` (left out when it is the scheme's default, as a URL leaves it out). */
+interface ServerAddress {
+  address: string;
+  port?: number;
 }
 
-// Enough for every method, tool and prompt of a large server; names past it (a client calling tools that do
-// not exist, say) are described afresh on each request rather than kept.
-const MAX_OPERATIONS = 2000;
+// A host name or dotted address, or a bracketed IPv6 one, then an optional port: the forms a URL keeps as
+// they are (but for case). Anything else is left to the URL parser.
+const HOST = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
 
-/**
- * The operations seen so far, each described once: the metric SDK hashes a request's attributes anyway, and
- * building the same objects again for every request of a hot path is what the cache saves.
- */
-function createOperations() {
-  const known = new Map<string, Operation>();
-  return {
-    get(method: string, target: string | undefined, version: string): Operation {
-      // Lengths keep the key unambiguous whatever the names hold.
-      const key = `${method.length}:${method}${version.length}:${version}${target === undefined ? "-" : `+${target}`}`;
-      let operation = known.get(key);
-      if (!operation) {
-        operation = describeOperation(method, target, version);
-        if (known.size < MAX_OPERATIONS) known.set(key, operation);
-      }
-      return operation;
-    },
-  };
+function serverOfHost(host: string | undefined, tls: boolean): ServerAddress | undefined {
+  const match = host === undefined ? null : HOST.exec(host);
+  if (!match) return undefined;
+  const port = match[2] === undefined ? undefined : Number(match[2]);
+  return { address: match[1]!.toLowerCase(), port: port === (tls ? 443 : 80) ? undefined : port };
 }
 
-function describeOperation(method: string, target: string | undefined, version: string): Operation {
-  const span: Attributes = { [ATTR.method]: method, [ATTR.networkTransport]: "tcp", [ATTR.networkProtocol]: "http" };
-  if (target !== undefined && method === "tools/call") {
-    span[ATTR.toolName] = target;
-    span[ATTR.operation] = "execute_tool";
-  } else if (target !== undefined) span[ATTR.promptName] = target;
-  const metric: Attributes = { ...span, [ATTR.protocolVersion]: version };
-  const failures = new Map<string, Attributes>();
-  return {
-    name: target === undefined ? method : `${method} ${target}`,
-    span,
-    metric,
-    failed(type) {
-      let attributes = failures.get(type);
-      if (!attributes) {
-        attributes = type === TOOL_ERROR ? { ...metric, [ATTR.errorType]: type } : { ...metric, [ATTR.errorType]: type, [ATTR.statusCode]: type };
-        // Codes are few, but a run may throw any number; keep a handful.
-        if (failures.size < 16) failures.set(type, attributes);
-      }
-      return attributes;
-    },
-  };
+function serverOfUrl(url: URL): ServerAddress {
+  return { address: url.hostname, port: url.port ? Number(url.port) : undefined };
 }
 
 /** The task ids a listen stream was agreed to, from its acknowledgement. */

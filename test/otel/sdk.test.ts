@@ -2,6 +2,8 @@
 // kinds, parents, links, attributes, events and metric points, as the semantic conventions for MCP say.
 import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { request as httpRequest } from "node:http";
+import { serve } from "h3";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createDemo } from "../../examples/demo/app.ts";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
@@ -105,6 +107,35 @@ describe("request spans", () => {
     for (const name of ["initialize", "ping", "tools/call echo"]) {
       expect(one(name).attributes).toMatchObject({ "mcp.session.id": client.sessionId, "mcp.protocol.version": "2025-11-25" });
     }
+  });
+
+  it("take server.address and server.port from the Host the client used, over HTTP and over app.fetch", async () => {
+    const served = serve(demo(), { port: 0, hostname: "127.0.0.1", silent: true });
+    await served.ready();
+    try {
+      const port = Number(new URL(served.url!).port);
+      const echo = modernRequest("tools/call", { name: "echo", arguments: { text: "h" } });
+      const body = await echo.text();
+      const headers = Object.fromEntries(echo.headers);
+      for (const host of ["LocalHost:8443", "localhost", "localhost:80", "[::1]:9000"]) {
+        await new Promise<void>((resolve, reject) => {
+          const req = httpRequest({ host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { ...headers, host } }, (res) => {
+            expect(res.statusCode, host).toBe(200);
+            res.resume().on("end", resolve);
+          });
+          req.on("error", reject).end(body);
+        });
+      }
+      const addresses = named("tools/call echo").map((s) => [s.attributes["server.address"], s.attributes["server.port"]]);
+      // A URL leaves out the scheme's default port: so does the span.
+      expect(addresses).toEqual([["localhost", 8443], ["localhost", undefined], ["localhost", undefined], ["[::1]", 9000]]);
+    } finally {
+      await served.close(true);
+    }
+    sdk.reset();
+    const viaFetch = modernRequest("tools/call", { name: "echo", arguments: { text: "h" } });
+    await demo().fetch(new Request("http://localhost:7000/mcp", { method: "POST", headers: viaFetch.headers, body: await viaFetch.text() }));
+    expect(one("tools/call echo").attributes).toMatchObject({ "server.address": "localhost", "server.port": 7000 });
   });
 
   it("put the resource URI in the name only when asked", async () => {
