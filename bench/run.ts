@@ -30,7 +30,7 @@ if (options.lib === "dist" && options.build) {
 }
 
 const scenarios = benchScenarios(config, quick);
-const wanted = options.only ? scenarios.filter((s) => options.only!.some((o) => s.id.startsWith(o))) : scenarios;
+const wanted = options.only ? scenarios.filter((s) => options.only!.some((o) => s.id.startsWith(o))) : scenarios.filter((s) => !s.optIn);
 // The Redis rows need a redis-server: without one they are left out, loudly (under CI, or with
 // H3_MCP_REQUIRE_REDIS set, its absence fails the bench instead).
 const haveRedis = findRedisServer() !== undefined;

@@ -53,6 +53,27 @@ export function benchScenarios(config: BenchConfig, quick: boolean): Scenario[] 
       refusedWith: { "jwt-bad-first": 401 },
       release: ["mcp-auth"],
     },
+    // Row `otel` again, each traced app also without a context manager (what AsyncLocalStorage costs), the
+    // unsampled one without metrics, and a second untraced process (the noise between identical targets).
+    // Only with `--only tracing-context`.
+    {
+      id: "tracing-context",
+      title: "tools/call echo (synchronous), OpenTelemetry with and without AsyncLocalStorage",
+      processes: {
+        "h3-mcp": "mcp",
+        traced: "mcp-otel",
+        "traced-noctx": "mcp-otel-noctx",
+        unsampled: "mcp-otel-unsampled",
+        "unsampled-noctx": "mcp-otel-unsampled-noctx",
+        "unsampled-nometrics": "mcp-otel-unsampled-nometrics",
+        again: "mcp-again",
+      },
+      base: "h3-mcp",
+      prepare: fixed(requests.echo()),
+      check: isText,
+      release: ["mcp-otel", "mcp-otel-unsampled", "mcp-otel-noctx", "mcp-otel-unsampled-noctx", "mcp-otel-unsampled-nometrics", "mcp-again"],
+      optIn: true,
+    },
     {
       id: "task-create",
       title: "tools/call creating a task",

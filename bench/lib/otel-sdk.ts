@@ -1,7 +1,7 @@
 // The OpenTelemetry SDK as the OpenTelemetry bench rows run it: the Node SDK's parts (AsyncLocalStorage
 // context, W3C propagators, a batching span processor, a periodic metric reader) with exporters that drop
 // what they are given, so the row measures h3-mcp's tracing and the SDK, not a collector.
-import { context, propagation } from "@opentelemetry/api";
+import { context, createNoopMeter, propagation } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { CompositePropagator, ExportResultCode, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from "@opentelemetry/sdk-metrics";
@@ -12,13 +12,17 @@ import { mcpOpenTelemetry } from "h3-mcp/otel";
 const dropSpans: SpanExporter = { export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }), shutdown: async () => {} };
 const dropMetrics: PushMetricExporter = { export: (_metrics, done) => done({ code: ExportResultCode.SUCCESS }), forceFlush: async () => {}, shutdown: async () => {} };
 
-export function benchTelemetry(sampled: boolean): McpPlugin[] {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+/**
+ * `withContext` false leaves the API's no-op context manager (no AsyncLocalStorage), `withMetrics` false
+ * gives the plugin a no-op meter: diagnoses only.
+ */
+export function benchTelemetry(sampled: boolean, withContext = true, withMetrics = true): McpPlugin[] {
+  if (withContext) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
   const tracerProvider = new BasicTracerProvider({
     sampler: sampled ? new AlwaysOnSampler() : new AlwaysOffSampler(),
     spanProcessors: [new BatchSpanProcessor(dropSpans)],
   });
   const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 10_000 })] });
-  return [mcpOpenTelemetry({ tracerProvider, meterProvider })];
+  return [mcpOpenTelemetry({ tracerProvider, meterProvider: withMetrics ? meterProvider : { getMeter: () => createNoopMeter() } })];
 }

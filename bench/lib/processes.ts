@@ -17,6 +17,10 @@ export type ProcessKey =
   | "mcp-otel"
   | "mcp-otel-unsampled"
   | "mcp-auth"
+  | "mcp-otel-noctx"
+  | "mcp-otel-unsampled-noctx"
+  | "mcp-again"
+  | "mcp-otel-unsampled-nometrics"
   | "mcp-tasks"
   | `mcp-store-${number}`
   | "bare-redis"
@@ -88,6 +92,12 @@ export class Processes {
         return { file: "h3-mcp.ts", env: { BENCH_OTEL: "none" } };
       case "mcp-auth":
         return { file: "h3-mcp.ts", env: { BENCH_AUTH: "1" } };
+      case "mcp-otel-noctx":
+        return { file: "h3-mcp.ts", env: { BENCH_OTEL: "all", BENCH_OTEL_CONTEXT: "none" } };
+      case "mcp-otel-unsampled-noctx":
+        return { file: "h3-mcp.ts", env: { BENCH_OTEL: "none", BENCH_OTEL_CONTEXT: "none" } };
+      case "mcp-otel-unsampled-nometrics":
+        return { file: "h3-mcp.ts", env: { BENCH_OTEL: "none", BENCH_OTEL_METRICS: "none" } };
       case "mcp-memory":
       case "mcp-tasks":
         return { file: "h3-mcp.ts", env: { BENCH_ASK: "1" } };

@@ -80,7 +80,8 @@ export async function runRounds(scenarios: Scenario[], processes: Processes, con
             const run = await runRow(p, row, config.durationSec);
             row.runs.push(run);
             const label = batch.length > 1 ? `${p.scenario.id.padEnd(16)} ` : "";
-            log(`  round ${round + 1} ${label}${row.kind.padEnd(10)} ${Math.round(run.rps).toString().padStart(6)} req/s`);
+            const cpu = run.serverCpuUsPerReq === undefined ? "" : `, server CPU ${run.serverCpuUsPerReq.toFixed(1)} µs/req`;
+            log(`  round ${round + 1} ${label}${row.kind.padEnd(10)} ${Math.round(run.rps).toString().padStart(6)} req/s${cpu}`);
           }
         }
       }

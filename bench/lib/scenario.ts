@@ -29,6 +29,8 @@ export interface Scenario {
   check: (result: Record<string, unknown>) => boolean;
   /** Stop these processes after the scenario (after its group, when it has one). */
   release?: ProcessKey[];
+  /** Runs only when `--only` names it (a diagnosis, not a row of the report everyone reads). */
+  optIn?: boolean;
   /** Consecutive scenarios of one group are prepared together and their rounds interleaved. */
   group?: string;
 }

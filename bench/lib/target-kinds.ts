@@ -7,7 +7,11 @@
  * creation; in a `redis-` scenario `h3-mcp` is h3-mcp on the Redis store and `memory` the same app
  * on the in-memory store; in the two-instance scenarios `h3-mcp` is one instance behind the proxy
  * and `two` two instances sharing one Redis behind it. `traced` is the h3-mcp app with mcpOpenTelemetry() and
- * the OpenTelemetry SDK recording every span (and its metrics), `unsampled` the same with no span sampled.
+ * the OpenTelemetry SDK recording every span (and its metrics), `unsampled` the same with no span sampled;
+ * `traced-noctx` and `unsampled-noctx` are the same two with no context manager registered (the API's no-op
+ * one instead of AsyncLocalStorage), to tell what AsyncLocalStorage costs from what the rest costs; `again` is
+ * a second process of the untraced app, whose ratio to the first is the noise between identical targets;
+ * `unsampled-nometrics` is `unsampled` with a no-op meter (no duration histogram).
  * `jwt` is the h3-mcp app protected by mcpAuth() with one JWT reused by every request (`jwt-header`: the app
  * without auth sent the same header, what carrying the token over HTTP costs by itself), `jwt-bad` the same
  * app sent bad tokens of every kind (refused with 401), `jwt-first` and `jwt-bad-first` each token used once.
@@ -27,7 +31,11 @@ export type TargetKind =
   | "jwt-header"
   | "jwt-bad"
   | "jwt-first"
-  | "jwt-bad-first";
+  | "jwt-bad-first"
+  | "traced-noctx"
+  | "unsampled-noctx"
+  | "again"
+  | "unsampled-nometrics";
 
 /** The ceilings: they answer the echo result whatever they are asked. */
 export const CEILINGS = new Set<TargetKind>(["bare", "node", "bare-redis"]);
@@ -51,6 +59,10 @@ const NAMES: Record<TargetKind, string> = {
   "jwt-bad": "(j') h3-mcp + JWT bearer, bad tokens (401)",
   "jwt-first": "(j) h3-mcp + JWT bearer, each token's first use",
   "jwt-bad-first": "(j') h3-mcp + JWT bearer, each bad signature's first use (401)",
+  "traced-noctx": "(o) without AsyncLocalStorage (no context manager)",
+  "unsampled-noctx": "(o') without AsyncLocalStorage (no context manager)",
+  again: "(b) h3-mcp again (a second process: the noise)",
+  "unsampled-nometrics": "(o') without metrics (a no-op meter)",
 };
 
 /** The row's name in the report: h3-mcp's depends on the scenario it serves. */

@@ -26,7 +26,12 @@ if (process.env.BENCH_STORE === "redis") {
 }
 // With BENCH_OTEL, mcpOpenTelemetry() is installed over the OpenTelemetry SDK: "all" records every span
 // (batched to an exporter that drops them) and the metrics; "none" samples no span and keeps the metrics.
-const plugins = process.env.BENCH_OTEL ? await (await import("../lib/otel-sdk.ts")).benchTelemetry(process.env.BENCH_OTEL === "all") : [];
+// BENCH_OTEL_CONTEXT=none registers no context manager (no AsyncLocalStorage), BENCH_OTEL_METRICS=none
+// gives the plugin a no-op meter.
+const otelEnv = process.env;
+const plugins = otelEnv.BENCH_OTEL
+  ? (await import("../lib/otel-sdk.ts")).benchTelemetry(otelEnv.BENCH_OTEL === "all", otelEnv.BENCH_OTEL_CONTEXT !== "none", otelEnv.BENCH_OTEL_METRICS !== "none")
+  : [];
 let auth: McpAuth | undefined;
 let issuer: Awaited<ReturnType<typeof import("../lib/bench-issuer.ts").createBenchIssuer>> | undefined;
 if (process.env.BENCH_AUTH === "1") {
