@@ -168,12 +168,9 @@ function describeRequest(span: Span, event: H3Event, ctx: McpContext, payloads: 
   }
   if (typeof params.taskId === "string" && method.startsWith("tasks/")) span.setAttribute(ATTR.taskId, params.taskId);
   if (payloads && method === "tools/call" && params.arguments !== undefined) span.setAttribute(ATTR.toolArguments, jsonOf(params.arguments));
-  // Where the client reached the server, as it named it (the Host header): no lookup. On Node the header
-  // is read as it came, since `event.url.hostname` parses the whole URL (srvx builds it lazily); a request
-  // through a proxy (X-Forwarded-Host, which srvx may be told to trust) is left to the URL.
+  // Where the client reached the server, as it named it (the request's URL, which honours a trusted proxy).
   const node = (event.runtime as NodeRuntime | undefined)?.node?.req;
-  const headers = node?.headers;
-  const server = (headers && !headers["x-forwarded-host"] && serverOfHost(headers.host, node.socket?.encrypted === true)) || serverOfUrl(event.url);
+  const server = serverOfUrl(event.url);
   span.setAttribute(ATTR.serverAddress, server.address);
   if (server.port !== undefined) span.setAttribute(ATTR.serverPort, server.port);
   if (node?.httpVersion) span.setAttribute(ATTR.networkProtocolVersion, node.httpVersion);
@@ -182,24 +179,13 @@ function describeRequest(span: Span, event: H3Event, ctx: McpContext, payloads: 
 }
 
 interface NodeRuntime {
-  node?: { req?: { httpVersion?: string; headers?: { host?: string; "x-forwarded-host"?: string }; socket?: { remoteAddress?: string; encrypted?: boolean } } };
+  node?: { req?: { httpVersion?: string; socket?: { remoteAddress?: string } } };
 }
 
 /** `server.address` and `server.port` (left out when it is the scheme's default, as a URL leaves it out). */
 interface ServerAddress {
   address: string;
   port?: number;
-}
-
-// A host name or dotted address, or a bracketed IPv6 one, then an optional port: the forms a URL keeps as
-// they are (but for case). Anything else is left to the URL parser.
-const HOST = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
-
-function serverOfHost(host: string | undefined, tls: boolean): ServerAddress | undefined {
-  const match = host === undefined ? null : HOST.exec(host);
-  if (!match) return undefined;
-  const port = match[2] === undefined ? undefined : Number(match[2]);
-  return { address: match[1]!.toLowerCase(), port: port === (tls ? 443 : 80) ? undefined : port };
 }
 
 function serverOfUrl(url: URL): ServerAddress {
