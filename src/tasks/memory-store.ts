@@ -3,6 +3,7 @@
 // is expiry order: a sweep walks from the front and stops at the first task still alive, so its cost is
 // what expired, never the store's size. A live task's record (version, snapshot, origin) sits beside it
 // in the table until it finishes. No timer runs, so tasks never hold a process open.
+import { fullGetTaskResultJson, shortGetTaskResultJson } from "../protocol/wire.ts";
 import type { CreateOutcome, FinalStatus, NewTask, StoreRuntime, TaskOrigin, TaskRecord, TaskSnapshot, TaskStore, TaskWrite, WriteOutcome } from "./store.ts";
 import { TaskTable } from "./task-table.ts";
 
@@ -106,7 +107,7 @@ export function memoryTaskStore(): MemoryTaskStore {
       if (record) return { version: record.version, expiresAt, snapshot: record.snapshot, origin: record.origin, workerAlive: true };
       const status = table.status(p) as FinalStatus;
       const origin = table.origin(p);
-      return { expiresAt, status, json: table.json(p), origin: origin ? (JSON.parse(origin) as TaskOrigin) : undefined };
+      return { expiresAt, status, json: fullGetTaskResultJson(id, table.json(p)), origin: origin ? (JSON.parse(origin) as TaskOrigin) : undefined };
     },
     write(id, change: TaskWrite): WriteOutcome {
       const p = table.find(id);
@@ -117,7 +118,8 @@ export function memoryTaskStore(): MemoryTaskStore {
         record.version = change.version;
         record.snapshot = change.snapshot;
       } else {
-        table.finish(p, change.snapshot.value, change.json, record.origin && JSON.stringify(record.origin));
+        // The id is the table's key already: its bytes are kept once.
+        table.finish(p, change.snapshot.value, shortGetTaskResultJson(id, change.json), record.origin && JSON.stringify(record.origin));
       }
       return "written";
     },

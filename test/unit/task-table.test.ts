@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TaskTable } from "../../src/tasks/task-table.ts";
 import { memoryTaskStore } from "../../src/tasks/memory-store.ts";
+import { getTaskResultJsonHead } from "../../src/protocol/wire.ts";
 import type { NewTask, TaskFeed, TaskSnapshot } from "../../src/tasks/store.ts";
 
 const CHUNK = 1 << 20;
@@ -141,6 +142,18 @@ describe("the in-memory store over the table", () => {
     expect(store.read("a", "salice")).toEqual({ expiresAt: Infinity, status: "completed", json: "{}", origin: { traceparent: "00-1-2-01" } });
     expect(store.read("a", "")).toBeUndefined();
     expect(() => store.create(task("a", "", Infinity))).toThrow(/already in use/);
+  });
+
+  it("gives a finished task's tasks/get JSON back whole (its head, which repeats the id, is not kept), and JSON of another shape as it was", () => {
+    const { store } = connected({ max: 10 }, () => 0);
+    const id = "3f6c1d2e-0a4b-4c8d-9e7f-112233445566";
+    const json = `${getTaskResultJsonHead(id)},"status":"completed","result":{"content":[],"resultType":"complete"}}`;
+    store.create(task(id, "", Infinity));
+    store.write(id, finish(id, json));
+    expect(store.read(id, "")).toMatchObject({ status: "completed", json });
+    store.create(task("other", "", Infinity));
+    store.write("other", finish("other", '{"taskId":"other"}'));
+    expect(store.read("other", "")).toMatchObject({ json: '{"taskId":"other"}' });
   });
 
   it("writes by compare-and-set: the next version only, nothing after the end", () => {

@@ -3,15 +3,8 @@
 // the 64 bytes a compact hash allows per value). The JSON's opening up to the task id is the same for
 // every task and the id is in the key, so the string keeps only the rest.
 import type { TaskStateValue } from "../../../machines/task.machine.ts";
-import { getTaskResultJsonHead as headOf } from "../../protocol/wire.ts";
+import { fullGetTaskResultJson } from "../../protocol/wire.ts";
 import type { FinalStatus, TaskOrigin } from "../store.ts";
-
-/** The JSON as stored (after the version, owner and origin, which the apply script puts in front). */
-export function storedFinalJson(id: string, json: string): string {
-  const head = headOf(id);
-  // Anything else (never produced today) is kept whole; it starts with "{", the shortened form with ",".
-  return json.startsWith(head) && json[head.length] === "," ? json.slice(head.length) : json;
-}
 
 /** What a reader judges a finished task by, fixed once it finished. */
 export interface FinishedFacts {
@@ -39,7 +32,7 @@ export function parseFinished(id: string, raw: string, facts?: FinishedFacts): F
     origin = JSON.parse(rest.slice(1, end)) as TaskOrigin;
     rest = rest.slice(end + 1);
   }
-  const json = rest.startsWith(",") ? headOf(id) + rest : rest;
+  const json = fullGetTaskResultJson(id, rest);
   facts ??= { expiresAt: expiryOfFinalJson(json), status: statusOfFinalJson(json) };
   return { version: Number(raw.slice(0, a)), owner: raw.slice(a + 1, b), json, facts, origin };
 }

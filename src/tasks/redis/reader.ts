@@ -2,10 +2,11 @@
 // hash from a finished task's string and checks the worker's lease), then, for a task this instance has
 // seen finished, a plain GET judged by the facts it remembered.
 import { type Connection, isWrongType } from "./connection.ts";
-import { type FinishedFacts, type FinishedRead, FinishedTasks, parseFinished, storedFinalJson } from "./finished.ts";
+import { type FinishedFacts, type FinishedRead, FinishedTasks, parseFinished } from "./finished.ts";
 import type { StoreKeys } from "./keys.ts";
 import { READ } from "./scripts.ts";
 import { decodeSnapshot } from "./snapshot-codec.ts";
+import { shortGetTaskResultJson } from "../../protocol/wire.ts";
 import type { TaskOrigin, TaskSnapshot } from "../store.ts";
 
 /** A task as read from Redis: its stored owner hash, and its snapshot or its final answer. */
@@ -72,7 +73,7 @@ export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs
     remember(id: string, facts: FinishedFacts) {
       finished.remember(id, facts);
     },
-    storedFinal: storedFinalJson,
+    storedFinal: shortGetTaskResultJson,
     get finishedKnown() {
       return finished.size;
     },
