@@ -6,6 +6,7 @@
 // noise between identical variants.
 //   node --import tsx bench/ab.ts --a /tmp/main.mjs --b /tmp/here.mjs [--rounds 9] [--n 1500] [--only create,echo]
 import { parseArgs } from "node:util";
+import { median, pairedRounds, spread, type Lane } from "./lib/paired.ts";
 
 const { values } = parseArgs({
   options: { a: { type: "string" }, b: { type: "string" }, rounds: { type: "string", default: "9" }, n: { type: "string", default: "1500" }, only: { type: "string" } },
@@ -16,8 +17,7 @@ const A = await import(values.a);
 const B = values.b === values.a ? await import(`${values.b}?b`) : await import(values.b);
 const N = Number(values.n);
 
-type Serve = () => Promise<void>;
-function server(build: any, scenario: string): Serve {
+function server(build: any, scenario: string): Lane["serve"] {
   const app = scenario === "actor" ? build.createBareActorApp() : scenario === "bare" ? build.createBareApp() : build.createBenchApp().app;
   const raw = scenario === "echo" || scenario === "bare" ? build.requests.echo() : build.requests.createTask();
   // A build that answers with an error instead of a task or a result would be measured doing less.
@@ -31,15 +31,8 @@ function server(build: any, scenario: string): Serve {
   };
 }
 
-/** Mean of the fastest 90%, in µs. */
-function trimmed(ns: number[]): number {
-  const sorted = [...ns].sort((x, y) => x - y);
-  const kept = sorted.slice(0, Math.ceil(sorted.length * 0.9));
-  return kept.reduce((s, x) => s + x, 0) / kept.length / 1000;
-}
-
 const scenarios = values.only?.split(",") ?? ["create", "echo"];
-const lanes: { name: string; serve: Serve }[] = [];
+const lanes: Lane[] = [];
 for (const s of scenarios) {
   lanes.push({ name: `A ${s}`, serve: server(A, s) }, { name: `B ${s}`, serve: server(B, s) });
 }
@@ -48,38 +41,7 @@ if (scenarios.includes("create")) {
   for (const [x, build] of [["A", A], ["B", B]] as const) lanes.push({ name: `${x} (f) actor`, serve: server(build, "actor") }, { name: `${x} bare`, serve: server(build, "bare") });
 }
 
-for (const lane of lanes) for (let i = 0; i < 2000; i++) await lane.serve();
-const order = lanes.map((_, j) => j);
-let seed = 1;
-/** A seeded shuffle (xorshift), so runs are repeatable. */
-function shuffled(xs: number[]): number[] {
-  const out = [...xs];
-  for (let i = out.length - 1; i > 0; i--) {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    const k = (seed >>> 0) % (i + 1);
-    [out[i], out[k]] = [out[k]!, out[i]!];
-  }
-  return out;
-}
-const perRound: Record<string, number[]> = Object.fromEntries(lanes.map((l) => [l.name, []]));
-for (let round = 1; round <= Number(values.rounds); round++) {
-  const ns: number[][] = lanes.map(() => []);
-  for (let i = 0; i < N; i++) {
-    // A fresh random order each time: what one request leaves behind (garbage, settling promises) lands on
-    // whichever comes next, so no lane may always follow the same other one.
-    for (const j of shuffled(order)) {
-      const t = process.hrtime.bigint();
-      await lanes[j]!.serve();
-      ns[j]!.push(Number(process.hrtime.bigint() - t));
-    }
-  }
-  lanes.forEach((l, j) => perRound[l.name]!.push(trimmed(ns[j]!)));
-  console.log(`round ${round}: ${lanes.map((l) => `${l.name} ${perRound[l.name]!.at(-1)!.toFixed(1)}`).join(", ")} µs`);
-}
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
-const spread = (xs: number[]) => `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`;
+const perRound = await pairedRounds(lanes, Number(values.rounds), N);
 const ratio = (x: string, y: string) => perRound[x]!.map((v, i) => v / perRound[y]![i]!);
 for (const s of scenarios) {
   const r = ratio(`A ${s}`, `B ${s}`);

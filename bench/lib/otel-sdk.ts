@@ -12,17 +12,29 @@ import { mcpOpenTelemetry } from "h3-mcp/otel";
 const dropSpans: SpanExporter = { export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }), shutdown: async () => {} };
 const dropMetrics: PushMetricExporter = { export: (_metrics, done) => done({ code: ExportResultCode.SUCCESS }), forceFlush: async () => {}, shutdown: async () => {} };
 
+/** The SDK's providers as the bench runs them: every span recorded (`sampled`) or none, exported to nowhere. */
+export function benchProviders(sampled: boolean): { tracerProvider: BasicTracerProvider; meterProvider: MeterProvider } {
+  return {
+    tracerProvider: new BasicTracerProvider({
+      sampler: sampled ? new AlwaysOnSampler() : new AlwaysOffSampler(),
+      spanProcessors: [new BatchSpanProcessor(dropSpans)],
+    }),
+    meterProvider: new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 10_000 })] }),
+  };
+}
+
+/** AsyncLocalStorage as the global context manager (unless `withContext` is false) and the W3C propagators, as the Node SDK registers them. */
+export function registerBenchContext(withContext = true): void {
+  if (withContext) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+}
+
 /**
  * `withContext` false leaves the API's no-op context manager (no AsyncLocalStorage), `withMetrics` false
  * gives the plugin a no-op meter: diagnoses only.
  */
 export function benchTelemetry(sampled: boolean, withContext = true, withMetrics = true): McpPlugin[] {
-  if (withContext) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
-  const tracerProvider = new BasicTracerProvider({
-    sampler: sampled ? new AlwaysOnSampler() : new AlwaysOffSampler(),
-    spanProcessors: [new BatchSpanProcessor(dropSpans)],
-  });
-  const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 10_000 })] });
+  registerBenchContext(withContext);
+  const { tracerProvider, meterProvider } = benchProviders(sampled);
   return [mcpOpenTelemetry({ tracerProvider, meterProvider: withMetrics ? meterProvider : { getMeter: () => createNoopMeter() } })];
 }
