@@ -1,6 +1,6 @@
 // What mcpOpenTelemetry() costs above the least any tracer following the MCP semantic conventions must do,
 // in one process, paired request by request (bench/lib/paired.ts): the synchronous `echo` tools/call served
-// through `app.fetch` by six apps in a fresh random order per request.
+// through `app.fetch` by seven apps in a fresh random order per request.
 //   (b)  no tracing            (b') a second untraced app: the A/A pair, the noise floor of the run
 //   (floor-r) / (floor-u)      the floor plugin below, every span recorded / none sampled
 //   (o-r) / (o-u)              mcpOpenTelemetry(), every span recorded / none sampled
@@ -8,6 +8,9 @@
 //                              on a recorded span (transport, operation, protocol version, server address), so
 //                              (o-r) ÷ (floor-r+) is h3-mcp's own machinery and (floor-r+) ÷ (floor-r) what
 //                              those attributes cost
+// Served only when `--only` names them, to take the unsampled floor apart: (fu-nometric) without its duration
+// record, (fu-nospan) with a span that was never started (a fixed non-recording one) instead of the SDK's,
+// (fu-nocontext) calling the request directly instead of inside `context.with`.
 // The floor does per request only what the conventions require of any server tracer: one SERVER span with the
 // required attributes, started and ended, the request run inside `context.with(trace.setSpan(...))`, and one
 // `mcp.server.operation.duration` record with the attributes h3-mcp records, built once since this bench has
@@ -19,7 +22,7 @@
 // Bundle it first (tsx names every closure as it is made, which the built package does not):
 //   node_modules/.bin/esbuild bench/otel-floor.ts --bundle --platform=node --format=esm --outfile=/tmp/otel-floor.mjs \
 //     --log-level=warning --banner:js="import { createRequire } from 'module'; const require = createRequire(import.meta.url);"
-//   node /tmp/otel-floor.mjs [--rounds 15] [--n 1500] [--only o-r]   (--only: serve just (b) and these lanes, to profile one)
+//   node /tmp/otel-floor.mjs [--rounds 21] [--n 1500] [--only o-r]   (--only: serve just (b) and these lanes, to profile one)
 import { context, SpanKind, SpanStatusCode, trace, type MeterProvider, type TracerProvider } from "@opentelemetry/api";
 import { getMcpContext, type McpPlugin } from "h3-mcp";
 import { mcpOpenTelemetry } from "h3-mcp/otel";
@@ -31,14 +34,22 @@ import { median, pairedRounds, spread, type Lane } from "./lib/paired.ts";
 import { requests, toWebRequest, VERSION } from "./lib/wire.ts";
 
 const { values } = parseArgs({
-  options: { rounds: { type: "string", default: "15" }, n: { type: "string", default: "1500" }, only: { type: "string" } },
+  options: { rounds: { type: "string", default: "21" }, n: { type: "string", default: "1500" }, only: { type: "string" } },
 });
 
-/**
- * The floor: a span with the conventions' required attributes, the request in its context, one duration record;
- * `recommended` adds to a recorded span the recommended attributes h3-mcp sets on it.
- */
-function floorTracing(providers: { tracerProvider: TracerProvider; meterProvider: MeterProvider }, recommended = false): McpPlugin {
+interface FloorOptions {
+  /** Add to a recorded span the recommended attributes h3-mcp sets on it. */
+  recommended?: boolean;
+  /** Leave out the duration record (diagnosis only). */
+  noMetric?: boolean;
+  /** Use a fixed non-recording span instead of starting one (diagnosis only). */
+  noSpan?: boolean;
+  /** Call the request directly, not inside the span's context (diagnosis only). */
+  noContext?: boolean;
+}
+
+/** The floor: a span with the conventions' required attributes, the request in its context, one duration record. */
+function floorTracing(providers: { tracerProvider: TracerProvider; meterProvider: MeterProvider }, options: FloorOptions = {}): McpPlugin {
   const tracer = providers.tracerProvider.getTracer("floor");
   const duration = providers.meterProvider
     .getMeter("floor")
@@ -52,6 +63,7 @@ function floorTracing(providers: { tracerProvider: TracerProvider; meterProvider
     [ATTR.operation]: "execute_tool",
     [ATTR.protocolVersion]: VERSION,
   };
+  const unstarted = trace.wrapSpanContext({ traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: 0 });
   return {
     name: "floor",
     wrapRequest(event, next) {
@@ -60,12 +72,14 @@ function floorTracing(providers: { tracerProvider: TracerProvider; meterProvider
       // The conventions take the parent from `params._meta`; these requests carry none.
       if (typeof ctx.meta.traceparent === "string") throw new Error("the floor does not extract a parent");
       const parent = context.active();
-      const span = tracer.startSpan(
-        `${ctx.method} ${tool}`,
-        { kind: SpanKind.SERVER, attributes: { [ATTR.method]: ctx.method, [ATTR.toolName]: tool, [ATTR.requestId]: String(ctx.requestId) } },
-        parent,
-      );
-      if (recommended && span.isRecording()) {
+      const span = options.noSpan
+        ? unstarted
+        : tracer.startSpan(
+            `${ctx.method} ${tool}`,
+            { kind: SpanKind.SERVER, attributes: { [ATTR.method]: ctx.method, [ATTR.toolName]: tool, [ATTR.requestId]: String(ctx.requestId) } },
+            parent,
+          );
+      if (options.recommended && span.isRecording()) {
         span.setAttribute(ATTR.networkTransport, "tcp");
         span.setAttribute(ATTR.networkProtocol, "http");
         span.setAttribute(ATTR.operation, "execute_tool");
@@ -78,10 +92,10 @@ function floorTracing(providers: { tracerProvider: TracerProvider; meterProvider
       const end = (failed: boolean) => {
         if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
-        duration.record((performance.now() - started) / 1000, metric);
+        if (!options.noMetric) duration.record((performance.now() - started) / 1000, metric);
       };
       try {
-        const result = context.with(trace.setSpan(parent, span), next);
+        const result = options.noContext ? next() : context.with(trace.setSpan(parent, span), next);
         if (result instanceof Promise) {
           return result.then(
             (value) => (end(value.isError === true), value),
@@ -125,10 +139,15 @@ const all: Lane[] = [
   lane("floor-u", [floorTracing(benchProviders(false))]),
   lane("o-r", [mcpOpenTelemetry(benchProviders(true))]),
   lane("o-u", [mcpOpenTelemetry(benchProviders(false))]),
-  lane("floor-r+", [floorTracing(benchProviders(true), true)]),
+  lane("floor-r+", [floorTracing(benchProviders(true), { recommended: true })]),
+];
+const diagnoses: Lane[] = [
+  lane("fu-nometric", [floorTracing(benchProviders(false), { noMetric: true })]),
+  lane("fu-nospan", [floorTracing(benchProviders(false), { noSpan: true })]),
+  lane("fu-nocontext", [floorTracing(benchProviders(false), { noContext: true })]),
 ];
 const only = values.only?.split(",");
-const lanes = only ? all.filter((l) => l.name === "b" || only.includes(l.name)) : all;
+const lanes = only ? [...all, ...diagnoses].filter((l) => l.name === "b" || only.includes(l.name)) : all;
 console.log(`Node ${process.version}, ${values.rounds} rounds × ${values.n} requests per lane`);
 const perRound = await pairedRounds(lanes, Number(values.rounds), Number(values.n));
 
@@ -150,6 +169,9 @@ for (const [x, y, what] of [
   ["o-u", "floor-u", "h3-mcp above the floor, unsampled"],
   ["o-r", "floor-r+", "h3-mcp's own machinery, recorded"],
   ["floor-r+", "floor-r", "the recommended attributes"],
+  ["floor-u", "fu-nometric", "the unsampled floor's duration record"],
+  ["floor-u", "fu-nospan", "the unsampled floor's span start and end"],
+  ["floor-u", "fu-nocontext", "the unsampled floor's context.with"],
 ]) {
   if (has(x!) && has(y!)) console.log(`${what}, ${x} ÷ ${y}: ${line(x!, y!)}`);
 }
