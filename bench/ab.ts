@@ -4,7 +4,8 @@
 // on a shared machine is dropped, the rest compared). Row (f)'s app and bare h3 of each build run
 // alongside, so creation is also given as a share of (f). `--b` the same bundle as `--a` measures the
 // noise between identical variants.
-//   node --import tsx bench/ab.ts --a /tmp/main.mjs --b /tmp/here.mjs [--rounds 9] [--n 1500] [--only create,echo]
+//   node --import tsx bench/ab.ts --a /tmp/main.mjs --b /tmp/here.mjs [--rounds 9] [--n 1500] [--only create,echo,get]
+// (`get`: tasks/get of one finished task, read again and again.)
 import { parseArgs } from "node:util";
 import { median, pairedRounds, spread, type Lane } from "./lib/paired.ts";
 
@@ -17,9 +18,14 @@ const A = await import(values.a);
 const B = values.b === values.a ? await import(`${values.b}?b`) : await import(values.b);
 const N = Number(values.n);
 
-function server(build: any, scenario: string): Lane["serve"] {
+async function server(build: any, scenario: string): Promise<Lane["serve"]> {
   const app = scenario === "actor" ? build.createBareActorApp() : scenario === "bare" ? build.createBareApp() : build.createBenchApp().app;
-  const raw = scenario === "echo" || scenario === "bare" ? build.requests.echo() : build.requests.createTask();
+  let raw = scenario === "echo" || scenario === "bare" ? build.requests.echo() : build.requests.createTask();
+  if (scenario === "get") {
+    // One finished task, read again and again: the kept answer's path.
+    const created = await (await app.fetch(build.toWebRequest(raw))).json();
+    raw = build.requests.getTask(created.result.taskId);
+  }
   // A build that answers with an error instead of a task or a result would be measured doing less.
   const expected = scenario === "create" || scenario === "actor" ? '"resultType":"task"' : '"text":"hello"';
   let checked = false;
@@ -34,11 +40,11 @@ function server(build: any, scenario: string): Lane["serve"] {
 const scenarios = values.only?.split(",") ?? ["create", "echo"];
 const lanes: Lane[] = [];
 for (const s of scenarios) {
-  lanes.push({ name: `A ${s}`, serve: server(A, s) }, { name: `B ${s}`, serve: server(B, s) });
+  lanes.push({ name: `A ${s}`, serve: await server(A, s) }, { name: `B ${s}`, serve: await server(B, s) });
 }
 // Each build's own row (f) and bare h3, so both builds' copies of h3 and xstate serve alike.
 if (scenarios.includes("create")) {
-  for (const [x, build] of [["A", A], ["B", B]] as const) lanes.push({ name: `${x} (f) actor`, serve: server(build, "actor") }, { name: `${x} bare`, serve: server(build, "bare") });
+  for (const [x, build] of [["A", A], ["B", B]] as const) lanes.push({ name: `${x} (f) actor`, serve: await server(build, "actor") }, { name: `${x} bare`, serve: await server(build, "bare") });
 }
 
 const perRound = await pairedRounds(lanes, Number(values.rounds), N);
