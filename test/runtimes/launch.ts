@@ -85,7 +85,10 @@ export async function launch(name: string, opts: { command: string; args: (port:
  * A Worker entry of `app` under `wrangler dev` (local mode: workerd), with the Node >= 22.12 wrangler needs.
  * Each gets its own state folder and inspector port, so several run side by side.
  */
-export async function launchWorker(name: string, opts: { script: string; app: string; work: string; node22: string; wrangler: string; env?: Record<string, string> }): Promise<Launched> {
+export async function launchWorker(
+  name: string,
+  opts: { script: string; app: string; work: string; node22: string; wrangler: string; env?: Record<string, string>; vars?: Record<string, string> },
+): Promise<Launched> {
   const inspectorPort = await freePort();
   return launch(name, {
     command: opts.node22,
@@ -105,7 +108,7 @@ export async function launchWorker(name: string, opts: { script: string; app: st
       path.join(opts.work, `${name}-state`),
       "--show-interactive-dev-session=false",
       // A Worker sees its vars, not the process's environment.
-      ...Object.entries(authEnv(port)).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+      ...Object.entries({ ...authEnv(port), ...opts.vars }).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
     cwd: opts.app,
     env: { WRANGLER_SEND_METRICS: "false", WRANGLER_LOG_PATH: path.join(opts.work, "wrangler-logs"), CI: "true", ...opts.env },

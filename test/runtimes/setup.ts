@@ -1,13 +1,15 @@
 // Global setup of the runtime smokes: the runtimes from npm (outside the project's dependencies), and
 // the package as a consumer gets it: built, packed, installed from the tarball into a fresh project
 // that holds examples/runtimes/. Each *.smoke.ts file then starts its runtime on that project, protected
-// by a real authorization server (oidc-provider) started here, whose keys every runtime fetches itself.
+// by a real authorization server (oidc-provider) started here, whose keys every runtime fetches itself
+// (otel.smoke.ts makes a project of its own beside it, with the OpenTelemetry SDKs its runtimes need).
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { startAuthorizationServer } from "../helpers/authorization-server.ts";
+import { appProject } from "./app-project.ts";
 // @ts-expect-error: a plain .mjs script without types
 import { ensureRuntimes } from "../../scripts/runtimes/install.mjs";
 
@@ -28,18 +30,7 @@ export default async function setup(project: TestProject) {
   const tarball = path.join(work, run("npm", ["pack", "--silent", "--pack-destination", work], root).trim().split("\n").pop()!);
 
   const app = path.join(work, "app");
-  cpSync(path.join(root, "examples/runtimes"), app, { recursive: true });
-  writeFileSync(
-    path.join(app, "package.json"),
-    JSON.stringify({ name: "runtime-smoke-app", private: true, type: "module", dependencies: { "h3-mcp": `file:${tarball}`, h3: "^2.0.8" } }),
-  );
-  // The app's own tsconfig: without one, wrangler's esbuild, Bun and tsx climb to the repo's, whose `paths`
-  // send "h3-mcp" to src/ instead of the installed package.
-  writeFileSync(
-    path.join(app, "tsconfig.json"),
-    JSON.stringify({ compilerOptions: { target: "ES2022", module: "ESNext", moduleResolution: "Bundler", strict: true, allowImportingTsExtensions: true, noEmit: true } }),
-  );
-  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], app);
+  await appProject({ root, dir: app, tarball });
   console.log(`runtime smokes: runtimes and the packed package ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   project.provide("runtimes", runtimes);
