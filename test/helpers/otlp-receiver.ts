@@ -82,6 +82,24 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   };
 }
 
+/**
+ * The attributes a `tools/call`'s SERVER span carries in 2026-07-28 on every runtime, reached at `url`
+ * (Node adds `network.protocol.version` and `client.address`).
+ */
+export function toolCallAttributes(tool: string, requestId: string, url: URL): Record<string, AttributeValue> {
+  return {
+    "mcp.method.name": "tools/call",
+    "gen_ai.tool.name": tool,
+    "gen_ai.operation.name": "execute_tool",
+    "jsonrpc.request.id": requestId,
+    "mcp.protocol.version": "2026-07-28",
+    "network.transport": "tcp",
+    "network.protocol.name": "http",
+    "server.address": url.hostname,
+    "server.port": Number(url.port),
+  };
+}
+
 /** The latest point of each metric with these attributes (cumulative exports: the last one is the total). */
 export function latestPoints(metrics: readonly ReceivedMetric[], name: string): ReceivedPoint[] {
   const latest = new Map<string, ReceivedPoint>();

@@ -4,7 +4,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { overHttp, startDemo, type DemoProcess } from "../helpers/demo-process.ts";
-import { latestPoints, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../helpers/otlp-receiver.ts";
+import { latestPoints, startOtlpReceiver, toolCallAttributes, type OtlpReceiver, type ReceivedSpan } from "../helpers/otlp-receiver.ts";
 import { call, modernRequest, TASKS } from "../helpers/wire.ts";
 
 // Reports each OpenTelemetry module the demo process resolves (test/helpers/report-otel-modules.mjs).
@@ -56,19 +56,7 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
     await call(app, "tools/call", { name: "echo", arguments: { text: "private words" } }, { id: "r-1", meta: { traceparent: `00-${TRACE}-${CLIENT_SPAN}-01` }, headers: { authorization: "Bearer tok-never-exported" } });
     const span = await oneSpan("tools/call echo");
     expect(span).toMatchObject({ service: "h3-mcp-demo", kind: SERVER, traceId: TRACE, parentSpanId: CLIENT_SPAN });
-    expect(span.attributes).toMatchObject({
-      "mcp.method.name": "tools/call",
-      "gen_ai.tool.name": "echo",
-      "gen_ai.operation.name": "execute_tool",
-      "jsonrpc.request.id": "r-1",
-      "mcp.protocol.version": "2026-07-28",
-      "network.transport": "tcp",
-      "network.protocol.name": "http",
-      "network.protocol.version": "1.1",
-      "client.address": "127.0.0.1",
-      "server.address": "127.0.0.1",
-      "server.port": Number(new URL(demo.url).port),
-    });
+    expect(span.attributes).toMatchObject({ ...toolCallAttributes("echo", "r-1", new URL(demo.url)), "network.protocol.version": "1.1", "client.address": "127.0.0.1" });
     expect(receiver.contentTypes).toContain(protocol === "http/json" ? "application/json" : "application/x-protobuf");
   });
 
