@@ -23,12 +23,12 @@ export function benchScenarios(config: BenchConfig, quick: boolean): Scenario[] 
     },
     {
       id: "otel",
-      title: "tools/call echo (synchronous), OpenTelemetry on and off",
-      processes: { "h3-mcp": "mcp", traced: "mcp-otel", unsampled: "mcp-otel-unsampled" },
+      title: "tools/call echo (synchronous), OpenTelemetry on and off, and the floor any tracer pays",
+      processes: { "h3-mcp": "mcp", traced: "mcp-otel", unsampled: "mcp-otel-unsampled", floor: "mcp-otel-floor", "floor-unsampled": "mcp-otel-floor-unsampled" },
       base: "h3-mcp",
       prepare: fixed(requests.echo()),
       check: isText,
-      release: ["mcp-otel", "mcp-otel-unsampled"],
+      release: ["mcp-otel", "mcp-otel-unsampled", "mcp-otel-floor", "mcp-otel-floor-unsampled"],
     },
     // Authorization: the same echo call through mcpAuth() with JWT access tokens, against the same app
     // without it. A client reusing its token is answered from the cache of verified tokens; each token's

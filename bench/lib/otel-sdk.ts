@@ -8,6 +8,7 @@ import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter }
 import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { McpPlugin } from "h3-mcp";
 import { mcpOpenTelemetry } from "h3-mcp/otel";
+import { floorTracing } from "./otel-floor-plugin.ts";
 
 const dropSpans: SpanExporter = { export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }), shutdown: async () => {} };
 const dropMetrics: PushMetricExporter = { export: (_metrics, done) => done({ code: ExportResultCode.SUCCESS }), forceFlush: async () => {}, shutdown: async () => {} };
@@ -31,10 +32,11 @@ export function registerBenchContext(withContext = true): void {
 
 /**
  * `withContext` false leaves the API's no-op context manager (no AsyncLocalStorage), `withMetrics` false
- * gives the plugin a no-op meter: diagnoses only.
+ * gives the plugin a no-op meter: diagnoses only. `floor` installs the floor tracer instead of mcpOpenTelemetry().
  */
-export function benchTelemetry(sampled: boolean, withContext = true, withMetrics = true): McpPlugin[] {
+export function benchTelemetry(sampled: boolean, withContext = true, withMetrics = true, floor = false): McpPlugin[] {
   registerBenchContext(withContext);
   const { tracerProvider, meterProvider } = benchProviders(sampled);
-  return [mcpOpenTelemetry({ tracerProvider, meterProvider: withMetrics ? meterProvider : { getMeter: () => createNoopMeter() } })];
+  const meters = withMetrics ? meterProvider : { getMeter: () => createNoopMeter() };
+  return [floor ? floorTracing({ tracerProvider, meterProvider: meters }) : mcpOpenTelemetry({ tracerProvider, meterProvider: meters })];
 }

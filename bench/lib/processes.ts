@@ -21,6 +21,8 @@ export type ProcessKey =
   | "mcp-otel-unsampled-noctx"
   | "mcp-again"
   | "mcp-otel-unsampled-nometrics"
+  | "mcp-otel-floor"
+  | "mcp-otel-floor-unsampled"
   | "mcp-tasks"
   | `mcp-store-${number}`
   | "bare-redis"
@@ -98,6 +100,10 @@ export class Processes {
         return { file: "h3-mcp.ts", env: { BENCH_OTEL: "none", BENCH_OTEL_CONTEXT: "none" } };
       case "mcp-otel-unsampled-nometrics":
         return { file: "h3-mcp.ts", env: { BENCH_OTEL: "none", BENCH_OTEL_METRICS: "none" } };
+      case "mcp-otel-floor":
+        return { file: "h3-mcp.ts", env: { BENCH_OTEL: "all", BENCH_OTEL_TRACER: "floor" } };
+      case "mcp-otel-floor-unsampled":
+        return { file: "h3-mcp.ts", env: { BENCH_OTEL: "none", BENCH_OTEL_TRACER: "floor" } };
       case "mcp-memory":
       case "mcp-tasks":
         return { file: "h3-mcp.ts", env: { BENCH_ASK: "1" } };

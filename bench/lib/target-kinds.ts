@@ -11,7 +11,9 @@
  * `traced-noctx` and `unsampled-noctx` are the same two with no context manager registered (the API's no-op
  * one instead of AsyncLocalStorage), to tell what AsyncLocalStorage costs from what the rest costs; `again` is
  * a second process of the untraced app, whose ratio to the first is the noise between identical targets;
- * `unsampled-nometrics` is `unsampled` with a no-op meter (no duration histogram).
+ * `unsampled-nometrics` is `unsampled` with a no-op meter (no duration histogram). `floor` and `floor-unsampled`
+ * are the same app traced by the bench's floor tracer instead (the least the MCP conventions ask of any tracer:
+ * its span, its context, its duration record), recording every span or none: what any tracer on this SDK pays.
  * `jwt` is the h3-mcp app protected by mcpAuth() with one JWT reused by every request (`jwt-header`: the app
  * without auth sent the same header, what carrying the token over HTTP costs by itself), `jwt-bad` the same
  * app sent bad tokens of every kind (refused with 401), `jwt-first` and `jwt-bad-first` each token used once.
@@ -35,7 +37,9 @@ export type TargetKind =
   | "traced-noctx"
   | "unsampled-noctx"
   | "again"
-  | "unsampled-nometrics";
+  | "unsampled-nometrics"
+  | "floor"
+  | "floor-unsampled";
 
 /** The ceilings: they answer the echo result whatever they are asked. */
 export const CEILINGS = new Set<TargetKind>(["bare", "node", "bare-redis"]);
@@ -63,6 +67,8 @@ const NAMES: Record<TargetKind, string> = {
   "unsampled-noctx": "(o') without AsyncLocalStorage (no context manager)",
   again: "(b) h3-mcp again (a second process: the noise)",
   "unsampled-nometrics": "(o') without metrics (a no-op meter)",
+  floor: "(t) the floor tracer (the conventions' least), recording every span",
+  "floor-unsampled": "(t') the floor tracer, no span sampled",
 };
 
 /** The row's name in the report: h3-mcp's depends on the scenario it serves. */

@@ -34,21 +34,27 @@ function loadVerdicts(results: Results): string[] {
   );
   const echoRatio = ratio("echo", "h3-mcp", "bare");
   verdict("synchronous tools/call ≥ 0.85× bare h3", echoRatio === undefined ? undefined : echoRatio >= 0.85, echoRatio ? withCpu(echoRatio, "echo", "h3-mcp", "bare") : "");
-  const createRatio = ratio("task-create", "h3-mcp", "bare");
+  // Row (f), bare h3 plus one task actor's whole life, is what creation can reach while each task is an actor.
+  const createRatio = ratio("task-create", "h3-mcp", "actor");
+  const createBare = ratio("task-create", "h3-mcp", "bare");
   verdict(
-    "task creation (in-memory) ≥ 0.6× bare h3",
-    createRatio === undefined ? undefined : createRatio >= 0.6,
-    createRatio ? withCpu(createRatio, "task-create", "h3-mcp", "bare") : "",
+    "task creation (in-memory) ≥ 0.85× row (f)",
+    createRatio === undefined ? undefined : createRatio >= 0.85,
+    createRatio ? `${withCpu(createRatio, "task-create", "h3-mcp", "actor")}; ${createBare ? withCpu(createBare, "task-create", "h3-mcp", "bare") : "–"} of bare h3` : "",
   );
-  for (const [kind, goal] of [
-    ["traced", 0.8],
-    ["unsampled", 0.95],
+  for (const [kind, floor, goal] of [
+    ["traced", "floor", 0.8],
+    ["unsampled", "floor-unsampled", 0.95],
   ] as const) {
     const r = ratio("otel", kind, "h3-mcp");
+    const f = ratio("otel", floor, "h3-mcp");
+    const ofFloor = ratio("otel", kind, floor);
     verdict(
       `tools/call with OpenTelemetry, ${kind === "traced" ? "every span recorded" : "no span sampled"}, ≥ ${goal}× untraced`,
       r === undefined ? undefined : r >= goal,
-      r === undefined ? "" : withCpu(r, "otel", kind, "h3-mcp"),
+      r === undefined
+        ? ""
+        : `${withCpu(r, "otel", kind, "h3-mcp")}${f === undefined || ofFloor === undefined ? "" : `; the floor tracer ${withCpu(f, "otel", floor, "h3-mcp")}, h3-mcp ${withCpu(ofFloor, "otel", kind, floor)} of it`}`,
     );
   }
   // Authorization: at most 15% over the same call without auth for a client reusing its token, and bad

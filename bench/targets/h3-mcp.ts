@@ -27,10 +27,16 @@ if (process.env.BENCH_STORE === "redis") {
 // With BENCH_OTEL, mcpOpenTelemetry() is installed over the OpenTelemetry SDK: "all" records every span
 // (batched to an exporter that drops them) and the metrics; "none" samples no span and keeps the metrics.
 // BENCH_OTEL_CONTEXT=none registers no context manager (no AsyncLocalStorage), BENCH_OTEL_METRICS=none
-// gives the plugin a no-op meter.
+// gives the plugin a no-op meter, BENCH_OTEL_TRACER=floor installs the bench's floor tracer instead
+// (bench/lib/otel-floor-plugin.ts: the least the MCP conventions ask of any tracer).
 const otelEnv = process.env;
 const plugins = otelEnv.BENCH_OTEL
-  ? (await import("../lib/otel-sdk.ts")).benchTelemetry(otelEnv.BENCH_OTEL === "all", otelEnv.BENCH_OTEL_CONTEXT !== "none", otelEnv.BENCH_OTEL_METRICS !== "none")
+  ? (await import("../lib/otel-sdk.ts")).benchTelemetry(
+      otelEnv.BENCH_OTEL === "all",
+      otelEnv.BENCH_OTEL_CONTEXT !== "none",
+      otelEnv.BENCH_OTEL_METRICS !== "none",
+      otelEnv.BENCH_OTEL_TRACER === "floor",
+    )
   : [];
 let auth: McpAuth | undefined;
 let issuer: Awaited<ReturnType<typeof import("../lib/bench-issuer.ts").createBenchIssuer>> | undefined;
