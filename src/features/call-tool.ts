@@ -23,6 +23,7 @@ export function callTool(call: MethodCall): JsonObject | Promise<JsonObject> {
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name");
   const tool = server.tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+  ctx["~target"] = name;
   // The name is the body's (a modern request's Mcp-Name header was already checked against it).
   requireOperationScopes(ctx["~mount"].auth, ctx.auth, tool.def.scopes);
   if (tool.def.execution?.taskSupport === "required") {

@@ -13,6 +13,7 @@ export async function getPrompt(call: MethodCall): Promise<JsonObject> {
   if (typeof name !== "string") throw invalidParams("prompts/get needs params.name");
   const prompt = server.prompts.get(name);
   if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+  ctx["~target"] = name;
   requireOperationScopes(ctx["~mount"].auth, ctx.auth, prompt.def.scopes);
   verifyRequestState(call);
   const args = await validateOrThrow(prompt.arguments, assertPromptArguments(params.arguments), `arguments for prompt ${name}`);

@@ -61,6 +61,11 @@ export interface McpContext {
   /** @internal The tool a `tools/call` runs, once found. */
   "~tool"?: CompiledTool;
   /**
+   * @internal The tool or prompt this request names, once found among those served: telemetry names a request
+   * by it only then, since a name the client made up is not a low-cardinality name.
+   */
+  "~target"?: string;
+  /**
    * @internal This request's answer became a task: progress and logs are refused from now on (a task
    * reports through `task.update`). What the handler reported before still goes out, ahead of the handle.
    */

@@ -13,10 +13,12 @@ export interface Operation {
   readonly metric: Attributes;
   /** The same for one that failed with `error.type` `type` (a JSON-RPC code, or `tool_error`). */
   failed(type: string): Attributes;
+  /** Whether the operations seen so far hold it (a tool or prompt is kept once found among those served). */
+  kept: boolean;
 }
 
-// Enough for every method, tool and prompt of a large server; names past it (a client calling tools that do
-// not exist, say) are described afresh on each request rather than kept.
+// Enough for every method, tool and prompt of a large server; past it, operations are described afresh on each
+// request rather than kept.
 const MAX_OPERATIONS = 2000;
 
 /** One method's operations under one protocol version: the method alone, and by tool or prompt name. */
@@ -28,27 +30,34 @@ interface MethodOperations {
 /**
  * The operations seen so far, each described once: the metric SDK hashes a request's attributes anyway, and
  * building the same objects again for every request of a hot path is what the cache saves. Looked up by the
- * request's own strings (version, method, name), so a hit builds nothing, not even a key.
+ * request's own strings (version, method, name), so a hit builds nothing, not even a key. A method alone is
+ * kept at once (only served methods reach the hooks); one with a tool or prompt name only through `keep`, once
+ * the name was found among those served, so names a client makes up never fill the cache.
  */
 export function createOperations() {
   const byVersion = new Map<string, Map<string, MethodOperations>>();
   let size = 0;
+  const keep = (method: string, target: string | undefined, version: string, operation: Operation): void => {
+    if (size >= MAX_OPERATIONS) return;
+    size++;
+    operation.kept = true;
+    let methods = byVersion.get(version);
+    if (!methods) byVersion.set(version, (methods = new Map()));
+    let entry = methods.get(method);
+    if (!entry) methods.set(method, (entry = {}));
+    if (target === undefined) entry.plain = operation;
+    else (entry.byTarget ??= new Map()).set(target, operation);
+  };
   return {
     get(method: string, target: string | undefined, version: string): Operation {
-      let methods = byVersion.get(version);
-      const known = methods?.get(method);
+      const known = byVersion.get(version)?.get(method);
       const hit = target === undefined ? known?.plain : known?.byTarget?.get(target);
       if (hit) return hit;
       const operation = describeOperation(method, target, version);
-      if (size >= MAX_OPERATIONS) return operation;
-      size++;
-      if (!methods) byVersion.set(version, (methods = new Map()));
-      let entry = known;
-      if (!entry) methods.set(method, (entry = {}));
-      if (target === undefined) entry.plain = operation;
-      else (entry.byTarget ??= new Map()).set(target, operation);
+      if (target === undefined) keep(method, target, version, operation);
       return operation;
     },
+    keep,
   };
 }
 
@@ -64,6 +73,7 @@ function describeOperation(method: string, target: string | undefined, version: 
     name: target === undefined ? method : `${method} ${target}`,
     span,
     metric,
+    kept: false,
     failed(type) {
       let attributes = failures.get(type);
       if (!attributes) {

@@ -21,7 +21,7 @@ import { McpJsonRpcError } from "../protocol/errors.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { isThenable } from "../utils/is-thenable.ts";
 import { ATTR, DURATION_BUCKETS, METRIC, TOOL_ERROR } from "./conventions.ts";
-import { createOperations } from "./operations.ts";
+import { createOperations, type Operation } from "./operations.ts";
 import { createTaskTracing, type TaskStoreSize } from "./task-spans.ts";
 import { traceparentOf } from "./trace-context.ts";
 
@@ -77,7 +77,9 @@ export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlug
       const method = ctx.method;
       const params = ctx.params;
       const named = method === "tools/call" || method === "prompts/get" ? params.name : undefined;
-      const operation = operations.get(method, typeof named === "string" ? named : undefined, ctx.protocolVersion);
+      const target = typeof named === "string" ? named : undefined;
+      const version = ctx.protocolVersion;
+      const operation = operations.get(method, target, version);
       const attributes = operation.span;
       const ambient = context.active();
       const fromMeta = hasTraceContext(ctx.meta) ? propagation.extract(ambient, ctx.meta, META_GETTER) : undefined;
@@ -89,13 +91,26 @@ export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlug
       const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes, links }, parent);
       if (span.isRecording()) describeRequest(span, event, ctx, payloads);
       const started = performance.now();
+      // The conventions name a request by its tool or prompt only when that is a low-cardinality name: one the
+      // server serves. A name it does not serve leaves the span (which keeps it as an attribute) and the metric
+      // named by the method alone.
+      const settled = (): Operation => {
+        if (target === undefined || ctx["~target"] === target) {
+          if (!operation.kept) operations.keep(method, target, version, operation);
+          return operation;
+        }
+        const plain = operations.get(method, undefined, version);
+        span.updateName(plain.name);
+        return plain;
+      };
 
       const ok = (result: JsonObject) => {
-        let metricAttributes = operation.metric;
+        const settledOperation = settled();
+        let metricAttributes = settledOperation.metric;
         if (result.isError === true && method === "tools/call") {
           span.setAttribute(ATTR.errorType, TOOL_ERROR);
           span.setStatus({ code: SpanStatusCode.ERROR });
-          metricAttributes = operation.failed(TOOL_ERROR);
+          metricAttributes = settledOperation.failed(TOOL_ERROR);
         } else if (payloads && method === "tools/call" && result.resultType !== "task") span.setAttribute(ATTR.toolResult, jsonOf(result));
         const taskId = method === "tools/call" && result.resultType === "task" ? result.taskId : undefined;
         if (typeof taskId === "string") span.setAttribute(ATTR.taskId, taskId);
@@ -110,8 +125,9 @@ export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlug
         const type = String(code);
         span.setAttributes({ [ATTR.errorType]: type, [ATTR.statusCode]: type });
         span.setStatus({ code: SpanStatusCode.ERROR, message });
+        const settledOperation = settled();
         span.end();
-        operationDuration.record((performance.now() - started) / 1000, operation.failed(type));
+        operationDuration.record((performance.now() - started) / 1000, settledOperation.failed(type));
         throw error;
       };
 

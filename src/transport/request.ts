@@ -86,6 +86,7 @@ class Context implements RequestContext {
   "~requestState"?: unknown;
   readonly "~channel": Channel | undefined;
   "~tool": RequestContext["~tool"] = undefined;
+  "~target": string | undefined = undefined;
   readonly "~resultMeta": ResultMeta | undefined;
   #event: H3Event;
   #task = false;

@@ -91,7 +91,7 @@ describe.each(["http/json", "http/protobuf"])("the demo exporting OTLP over %s",
     expect((await oneSpan("resources/read")).attributes["mcp.resource.uri"]).toBe("test://static-text");
     const toolError = await oneSpan("tools/call test_error_handling");
     expect([toolError.attributes["error.type"], toolError.status.code]).toEqual(["tool_error", ERROR]);
-    const rpcError = await oneSpan("tools/call no_such_tool");
+    const rpcError = await oneSpan("tools/call", modern);
     expect(rpcError.attributes).toMatchObject({ "error.type": "-32602", "rpc.response.status_code": "-32602" });
     expect(rpcError.status).toEqual({ code: ERROR, message: "Unknown tool: no_such_tool" });
     const legacy = (s: ReceivedSpan) => s.attributes["mcp.session.id"] === session;

@@ -81,9 +81,36 @@ describe("request spans", () => {
     expect(toolError.attributes["error.type"]).toBe("tool_error");
     expect(toolError.status.code).toBe(SpanStatusCode.ERROR);
     await call(app, "tools/call", { name: "no_such_tool" });
-    const rpcError = one("tools/call no_such_tool");
-    expect(rpcError.attributes).toMatchObject({ "error.type": "-32602", "rpc.response.status_code": "-32602" });
+    const rpcError = one("tools/call");
+    expect(rpcError.attributes).toMatchObject({ "error.type": "-32602", "rpc.response.status_code": "-32602", "gen_ai.tool.name": "no_such_tool" });
     expect(rpcError.status).toEqual({ code: SpanStatusCode.ERROR, message: "Unknown tool: no_such_tool" });
+  });
+
+  it("name a request by its tool or prompt only when the server serves it: names a client makes up name no span and no metric series", async () => {
+    const sdk = testSdk();
+    const app = demo({}, {}, sdk);
+    const made = Array.from({ length: 40 }, (_, i) => `made_up_${i}`);
+    for (const name of made) {
+      await call(app, "tools/call", { name });
+      await call(app, "prompts/get", { name });
+    }
+    await call(app, "tools/call", { name: "echo", arguments: { text: "a" } });
+    await call(app, "prompts/get", { name: "test_simple_prompt" });
+    // A served tool refused for its arguments is still named by it.
+    await call(app, "tools/call", { name: "echo", arguments: { text: 1 } });
+    const names = sdk.spans().map((s) => s.name);
+    expect(names.filter((n) => n === "tools/call")).toHaveLength(made.length);
+    expect(names.filter((n) => n === "prompts/get")).toHaveLength(made.length);
+    expect(names.filter((n) => n === "tools/call echo")).toHaveLength(2);
+    expect(names).toContain("prompts/get test_simple_prompt");
+    expect(names.some((n) => n.includes("made_up"))).toBe(false);
+    const duration = (await sdk.metrics()).scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === "mcp.server.operation.duration")!;
+    const points = duration.dataPoints as { attributes: Record<string, unknown>; value: { count: number } }[];
+    const unknownTools = points.filter((p) => p.attributes["mcp.method.name"] === "tools/call" && p.attributes["gen_ai.tool.name"] === undefined);
+    expect(unknownTools.map((p) => [p.attributes["error.type"], p.value.count])).toEqual([["-32602", made.length]]);
+    expect(points.filter((p) => p.attributes["mcp.method.name"] === "prompts/get" && p.attributes["gen_ai.prompt.name"] === undefined).map((p) => p.value.count)).toEqual([made.length]);
+    expect(points.some((p) => String(p.attributes["gen_ai.tool.name"] ?? p.attributes["gen_ai.prompt.name"]).includes("made_up"))).toBe(false);
+    expect(points.filter((p) => p.attributes["gen_ai.tool.name"] === "echo").map((p) => p.attributes["error.type"]).sort()).toEqual(["-32602", undefined]);
   });
 
   it("cover every core method of both eras, with the attributes each one has", async () => {
@@ -251,7 +278,7 @@ describe("metrics", () => {
     const points = duration.dataPoints as { attributes: Record<string, unknown>; value: { buckets: { boundaries: number[] }; count: number } }[];
     expect(points[0]!.value.buckets.boundaries).toEqual([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]);
     expect(points.find((p) => p.attributes["gen_ai.tool.name"] === "echo")!.attributes).toMatchObject({ "mcp.method.name": "tools/call", "mcp.protocol.version": "2026-07-28" });
-    expect(points.find((p) => p.attributes["gen_ai.tool.name"] === "no_such_tool")!.attributes).toMatchObject({ "error.type": "-32602" });
+    expect(points.find((p) => p.attributes["mcp.method.name"] === "tools/call" && p.attributes["gen_ai.tool.name"] === undefined)!.attributes).toMatchObject({ "error.type": "-32602" });
     expect(metric("mcp.server.session.duration").dataPoints).toHaveLength(1);
     const sum = (name: string, match: Record<string, unknown>) =>
       (metric(name).dataPoints as { attributes: Record<string, unknown>; value: number }[])

@@ -132,7 +132,7 @@ describe("OpenTelemetry on Bun, Deno and workerd, exporting OTLP/HTTP", () => {
 
     it("marks a JSON-RPC error on its span", async () => {
       await call(app(), "tools/call", { name: "no_such_tool" });
-      const span = await oneSpan("tools/call no_such_tool");
+      const span = await oneSpan("tools/call");
       expect(span.attributes).toMatchObject({ "error.type": "-32602", "rpc.response.status_code": "-32602" });
       expect(span.status).toEqual({ code: ERROR, message: "Unknown tool: no_such_tool" });
     });
