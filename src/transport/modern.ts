@@ -1,19 +1,20 @@
 // The 2026-07-28 stateless path: headers and `_meta` checked in the spec's order, then dispatch.
 import type { H3Event } from "h3";
 import { callTool } from "../features/call-tool.ts";
-import { ErrorCode, headerMismatch, invalidParams, McpJsonRpcError, methodNotFound } from "../protocol/errors.ts";
+import { ErrorCode, headerMismatch, internalError, invalidParams, McpJsonRpcError, methodNotFound } from "../protocol/errors.ts";
 import { decodeHeaderValue, expectHeader } from "../protocol/headers.ts";
 import { complete, getPrompt, readResource } from "../features/content-methods.ts";
 import { openListenStream, type ListenCore } from "./listen.ts";
 import type { MethodCall } from "../features/call-context.ts";
 import { enabledPlugins, type Mount } from "./mount.ts";
 import { createRequestContext, respond } from "./request.ts";
-import { answerPrepared, hooked, listenThroughHooks } from "./through-hooks.ts";
+import { answerPrepared, hooked, listenThroughHooks, type Answer } from "./through-hooks.ts";
 import { fromCursor, resourceScopes, type CompiledServer } from "../features/compiled-server.ts";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/types.ts";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
-import { emptyResponse, jsonResponse, toResultMessageRaw, type WireResponse } from "../protocol/wire.ts";
+import { emptyResponse, jsonResponse, RawJson, toResultMessageRaw, type WireResponse } from "../protocol/wire.ts";
 import { holdsOperationScopes, type McpAuthInfo } from "../features/authorization.ts";
+import { isThenable } from "../utils/is-thenable.ts";
 
 export interface JsonRpcMessage {
   method: string;
@@ -91,7 +92,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
     resultMeta: server.resultMeta,
   });
 
-  if (pluginMethod) return respond(ctx, hooked(event, ctx, () => pluginMethod.method.handler(event, params)), "modern");
+  if (pluginMethod) return respond(ctx, hooked(event, ctx, () => pluginAnswer(method, pluginMethod.method.handler(event, params))), "modern");
   const call: MethodCall = { event, ctx, server, params };
   if (!serves(server, method)) throw methodNotFound(method);
   switch (method) {
@@ -147,4 +148,16 @@ function listenCore(server: CompiledServer, mount: Mount, auth: McpAuthInfo | un
 
 function missingMeta(key: string): McpJsonRpcError {
   return invalidParams(`Missing required _meta field: ${key}`);
+}
+
+/**
+ * A plugin method's answer, which its type leaves open: a result object, or one prepared as JSON (a task's kept
+ * `tasks/get`). Anything else is the plugin's bug: answered -32603, the reason told to `onError`.
+ */
+function pluginAnswer(method: string, value: unknown): Answer | Promise<Answer> {
+  const checked = (answer: unknown): Answer => {
+    if (answer instanceof RawJson || (typeof answer === "object" && answer !== null && !Array.isArray(answer))) return answer as Answer;
+    throw internalError(new TypeError(`Plugin method ${method} answered ${answer === null ? "null" : Array.isArray(answer) ? "an array" : typeof answer}, not a result object`));
+  };
+  return isThenable(value) ? Promise.resolve(value).then(checked) : checked(value);
 }

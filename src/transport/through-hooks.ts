@@ -14,7 +14,7 @@ import { respond, type RequestContext } from "./request.ts";
  * `run` inside the plugins' request hooks, or `run` itself when no plugin has one. The hooks see a result
  * prepared as JSON (a finished task) as the object it is.
  */
-export function hooked(event: H3Event, ctx: McpContext, run: () => unknown): () => unknown {
+export function hooked(event: H3Event, ctx: McpContext, run: () => Answer | Promise<Answer>): () => Answer | Promise<Answer> {
   const hooks = ctx["~mount"].hooks.request;
   if (!hooks) return run;
   return () =>
@@ -59,6 +59,9 @@ export async function listenThroughHooks(
 
 // --- Internal ---
 
-function asResult(value: unknown): JsonObject {
-  return value instanceof RawJson ? (JSON.parse(value.json) as JsonObject) : (value as JsonObject);
+/** What a method answers: a result, or a result prepared as JSON. */
+export type Answer = JsonObject | RawJson;
+
+function asResult(value: Answer): JsonObject {
+  return value instanceof RawJson ? (JSON.parse(value.json) as JsonObject) : value;
 }

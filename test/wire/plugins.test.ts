@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defineMcpHandler, defineMcpPlugin, defineTool, getMcpContext, McpJsonRpcError } from "../../src/index.ts";
+import { defineMcpHandler, defineMcpPlugin, defineTool, getMcpContext, McpJsonRpcError, type McpPlugin } from "../../src/index.ts";
 import { expectError } from "../helpers/schemas.ts";
 import { appFor, call } from "../helpers/wire.ts";
 
@@ -51,6 +51,51 @@ describe("extension plugins", () => {
     expect(() => defineMcpHandler({ name: "x", version: "1" }, { extensionPlugins: [p, p] })).toThrow(/installed twice/);
     const q = defineMcpPlugin({ id: "com.example/q", methods: { "p/x": { handler: () => ({}) } } });
     expect(() => defineMcpHandler({ name: "x", version: "1" }, { extensionPlugins: [p, q] })).toThrow(/served by two/);
+  });
+
+  it("answer -32603 for a method whose handler answers something other than a result object, and tell onError why", async () => {
+    const answers: Record<string, () => unknown> = {
+      "odd/number": () => 42,
+      "odd/string": () => "done",
+      "odd/null": () => null,
+      "odd/array": () => [{ resultType: "complete" }],
+      "odd/later": async () => 7,
+    };
+    const odd = defineMcpPlugin({ id: "com.example/odd", methods: Object.fromEntries(Object.entries(answers).map(([m, handler]) => [m, { handler }])) });
+    const seen: string[] = [];
+    const watch: McpPlugin = {
+      name: "watch",
+      async wrapRequest(_event, next) {
+        try {
+          const result = await next();
+          seen.push(`result ${JSON.stringify(result)}`);
+          return result;
+        } catch (error) {
+          seen.push(`error ${(error as McpJsonRpcError).code}`);
+          throw error;
+        }
+      },
+    };
+    const errors: unknown[] = [];
+    for (const plugins of [[], [watch]]) {
+      errors.length = 0;
+      seen.length = 0;
+      const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { extensionPlugins: [odd], plugins, onError: (e) => errors.push(e) }));
+      for (const method of Object.keys(answers)) {
+        const answer = await call(app, method);
+        expect(answer.status).toBe(200);
+        expectError(answer.body, -32603);
+      }
+      expect(errors.map((e) => (e as Error).message)).toEqual([
+        "Plugin method odd/number answered number, not a result object",
+        "Plugin method odd/string answered string, not a result object",
+        "Plugin method odd/null answered null, not a result object",
+        "Plugin method odd/array answered an array, not a result object",
+        "Plugin method odd/later answered number, not a result object",
+      ]);
+      // A request hook sees the refusal, never the odd value as a result.
+      expect(seen).toEqual(plugins.length ? Array(5).fill("error -32603") : []);
+    }
   });
 
   it("treats a predicate that throws as disabled", async () => {
