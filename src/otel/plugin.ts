@@ -185,10 +185,11 @@ function describeRequest(span: Span, event: H3Event, ctx: McpContext, payloads: 
   if (typeof params.taskId === "string" && method.startsWith("tasks/")) span.setAttribute(ATTR.taskId, params.taskId);
   if (payloads && method === "tools/call" && params.arguments !== undefined) span.setAttribute(ATTR.toolArguments, jsonOf(params.arguments));
   // Where the client reached the server, as it named it (the request's URL, which honours a trusted proxy).
+  const url = event.url;
+  span.setAttribute(ATTR.serverAddress, url.hostname);
+  // Left out when it is the scheme's default, as the URL leaves it out.
+  if (url.port) span.setAttribute(ATTR.serverPort, Number(url.port));
   const node = (event.runtime as NodeRuntime | undefined)?.node?.req;
-  const server = serverOfUrl(event.url);
-  span.setAttribute(ATTR.serverAddress, server.address);
-  if (server.port !== undefined) span.setAttribute(ATTR.serverPort, server.port);
   if (node?.httpVersion) span.setAttribute(ATTR.networkProtocolVersion, node.httpVersion);
   const address = node?.socket?.remoteAddress;
   if (address) span.setAttribute(ATTR.clientAddress, address);
@@ -196,16 +197,6 @@ function describeRequest(span: Span, event: H3Event, ctx: McpContext, payloads: 
 
 interface NodeRuntime {
   node?: { req?: { httpVersion?: string; socket?: { remoteAddress?: string } } };
-}
-
-/** `server.address` and `server.port` (left out when it is the scheme's default, as a URL leaves it out). */
-interface ServerAddress {
-  address: string;
-  port?: number;
-}
-
-function serverOfUrl(url: URL): ServerAddress {
-  return { address: url.hostname, port: url.port ? Number(url.port) : undefined };
 }
 
 /** The task ids a listen stream was agreed to, from its acknowledgement. */

@@ -221,7 +221,6 @@ export function runCases(kit: TaskStoreKitOptions, shared: boolean): void {
     });
   });
 
-
   kit.runner.describe("the creating call", () => {
     test("a handler that reported progress before making the task sends that frame, then the handle, as SSE", async (c) => {
       const early = defineTool({
