@@ -29,8 +29,11 @@ export interface McpTaskContext {
 export interface McpTaskOptions {
   /** The status message of the new task. */
   statusMessage?: string;
-  /** The work. Return a CallToolResult; throw an Error for a tool error, a McpJsonRpcError for a protocol error. */
-  run(task: McpTaskContext): Promise<CallToolResult> | CallToolResult;
+  /**
+   * The work. Return a CallToolResult, or a string for a result of one text block (as a tool handler may);
+   * throw an Error for a tool error, a McpJsonRpcError for a protocol error.
+   */
+  run(task: McpTaskContext): Promise<CallToolResult | string> | CallToolResult | string;
 }
 
 /** @internal What the tasks plugin offers these calls. */

@@ -16,7 +16,7 @@ export interface DemoProcess {
 }
 
 /** Starts `entry` (the demo server, or another demo entry that prints "listening on" when ready). */
-export async function startDemo(env: Record<string, string>, entry = "examples/demo/server.ts"): Promise<DemoProcess> {
+export async function startDemo(env: Record<string, string>, entry = "examples/demo/server.ts", args: string[] = []): Promise<DemoProcess> {
   const port = await new Promise<number>((resolve, reject) => {
     const srv = net.createServer().on("error", reject);
     srv.listen(0, "127.0.0.1", () => {
@@ -24,7 +24,7 @@ export async function startDemo(env: Record<string, string>, entry = "examples/d
       srv.close(() => resolve(port));
     });
   });
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],

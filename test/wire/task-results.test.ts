@@ -68,6 +68,29 @@ describe("a task's result", () => {
   });
 });
 
+describe("a task whose run returns a string", () => {
+  const texts = [
+    defineTool({ name: "async_text", handler: (event) => mcpTask(event, { run: async () => "rendered" }) }),
+    defineTool({ name: "sync_text", handler: (event) => mcpTask(event, { run: () => "at once" }) }),
+  ];
+  const textApp = appFor(defineMcpHandler({ name: "texts", version: "1", tools: texts }, { extensionPlugins: [mcpTasks()] }));
+
+  it.each([
+    ["async_text", "rendered"],
+    ["sync_text", "at once"],
+  ])("%s: completes with the string as its one text block", async (name, text) => {
+    const { taskId } = (await call(textApp, "tools/call", { name }, { caps })).body.result;
+    let done = (await call(textApp, "tasks/get", { taskId }, { caps })).body.result;
+    for (let i = 0; i < 50 && done.status === "working"; i++) {
+      await tick();
+      done = (await call(textApp, "tasks/get", { taskId }, { caps })).body.result;
+    }
+    expectShape(S.getTask, done);
+    expect(done.status).toBe("completed");
+    expect(done.result).toEqual({ resultType: "complete", content: [{ type: "text", text }] });
+  });
+});
+
 describe("progress and logs in a task", () => {
   const reporting = (report: (event: H3Event) => void, when: "before" | "after") =>
     defineTool({
