@@ -49,6 +49,8 @@ export interface CallOptions {
   /** Headers to add, replace, or (with null) leave out. */
   headers?: Record<string, string | null>;
   clientInfo?: Record<string, unknown>;
+  /** Where the request goes; default `http://localhost/mcp`. */
+  url?: string;
 }
 
 /** A 2026-07-28 request with the headers and `_meta` a conforming client sends. */
@@ -74,7 +76,7 @@ export function modernRequest(method: string, params: Record<string, unknown> = 
     if (v === null) delete headers[k.toLowerCase()];
     else headers[k.toLowerCase()] = v;
   }
-  return new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) });
+  return new Request(opts.url ?? "http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) });
 }
 
 /** Parses a JSON or SSE response into its JSON-RPC messages. */

@@ -1,4 +1,5 @@
-// The "h3-mcp/tasks/testing" entry: the test kit for task stores. Given a store factory and a test
+// The "h3-mcp/tasks/testing" entry: a client for testing your own server in process (test-client.ts, with
+// task-listener.ts and test-types.ts), and the test kit for task stores. Given a store factory and a test
 // runner's `describe` and `it`, it runs against the store everything h3-mcp's own stores are held to:
 //   contract-cases.ts     the contract itself, method by method, on the stores directly
 //   wire-cases.ts, run-cases.ts   everything a client observes of tasks over the wire: the extension's
@@ -17,6 +18,19 @@ import { wireCases } from "./wire-cases.ts";
 
 export type { KitRunner, TaskShape, TaskStoreKitOptions } from "./kit.ts";
 export { KitAssertionError } from "./assert.ts";
+export { createTestClient, TestClientError, type RequestOptions, type TestClient } from "./test-client.ts";
+export type { TaskListener } from "./task-listener.ts";
+export type {
+  InputAnswerer,
+  TaskStatus,
+  TaskView,
+  TestClientOptions,
+  TestResponse,
+  ToolCallAnswer,
+  ToolRun,
+  WireError,
+  WireInputRequest,
+} from "./test-types.ts";
 
 /**
  * Registers the task store test suite for one store with your test runner: the contract case by case,
