@@ -4,6 +4,7 @@
 import * as core from "@modelcontextprotocol/core";
 import * as tasks from "@modelcontextprotocol/ext-tasks/core/v2";
 import { expect } from "vitest";
+import type { TestClientOptions } from "../../src/tasks/testing/test-types.ts";
 
 type Schema = { safeParse(v: unknown): { success: boolean; error?: { issues: unknown[] } } };
 
@@ -64,4 +65,29 @@ export function ownFields(result: any): any {
 /** The store kit's shape checks (h3-mcp/tasks/testing), made against the official schemas. */
 export function checkTaskShape(kind: "createTask" | "getTask" | "updateTask" | "cancelTask" | "taskNotification" | "errorResponse", value: unknown): void {
   expectShape(kind === "errorResponse" ? (core.JSONRPCErrorResponseSchema as Schema) : S[kind], value);
+}
+
+/** createTestClient's `onMessage` that checks every message it reads against the official schemas, by the method it answered. */
+export function officialShapes(): Required<Pick<TestClientOptions, "onMessage">> & { checked: number } {
+  const state = {
+    checked: 0,
+    onMessage(message: any, { method }: { method: string }) {
+      state.checked++;
+      if ("error" in message) return expectShape(core.JSONRPCErrorResponseSchema as Schema, message);
+      if ("method" in message) {
+        if (message.method === "notifications/tasks") return expectShape(S.taskNotification, message);
+        if (message.method === "notifications/progress") return expectShape(S.progress, message);
+        return expectShape(S.listenAck, message);
+      }
+      expectShape(core.JSONRPCResultResponseSchema as Schema, message);
+      const result = message.result;
+      const schema =
+        method === "tools/call"
+          ? { complete: S.callTool, task: S.createTask, input_required: S.inputRequired }[result.resultType as string]
+          : { "tools/list": S.listTools, "tasks/get": S.getTask, "tasks/update": S.updateTask, "tasks/cancel": S.cancelTask }[method];
+      expect(schema, `a schema for ${method} (${result.resultType})`).toBeDefined();
+      expectShape(schema!, result);
+    },
+  };
+  return state;
 }

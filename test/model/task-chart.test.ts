@@ -8,7 +8,7 @@ import {
   type TaskInput,
   type TaskStateValue,
 } from "../../machines/task.machine.ts";
-import { describePath, getModelPaths, MODEL_INPUT, TASK_EVENT_TYPES } from "../../src/tasks/testing/chart-paths.ts";
+import { describePath, chartEventPaths, MODEL_INPUT, TASK_EVENT_TYPES } from "../../src/tasks/testing/chart-paths.ts";
 
 type Snapshot = SnapshotFrom<typeof taskMachine>;
 
@@ -119,7 +119,7 @@ function replay(events: TaskEvent[], input: TaskInput = MODEL_INPUT): Snapshot[]
 }
 
 describe("paths generated from the chart", () => {
-  const paths = getModelPaths();
+  const paths = chartEventPaths();
 
   it("cover every status, every event type, partial answers and renamed keys", () => {
     expect(paths.length).toBeGreaterThan(20);
@@ -139,10 +139,10 @@ describe("paths generated from the chart", () => {
   });
 
   it("are returned fresh on every call", () => {
-    const again = getModelPaths();
+    const again = chartEventPaths();
     expect(again).toStrictEqual(paths);
     again[0]!.pop();
-    expect(getModelPaths()).toStrictEqual(paths);
+    expect(chartEventPaths()).toStrictEqual(paths);
   });
 
   it.each(paths.map((events) => [describePath(events), events] as const))("%s", (_, events) => {

@@ -22,7 +22,7 @@ import { drivenTasksApp, type InputCall, type TaskDriver } from "../../src/tasks
 import { expectShape, S } from "../helpers/schemas.ts";
 import { call, TASKS } from "../helpers/wire.ts";
 import { predictedGet, type TaskSnapshot } from "../../src/tasks/testing/envelope.ts";
-import { getModelPaths, MODEL_INPUT } from "../../src/tasks/testing/chart-paths.ts";
+import { chartEventPaths, MODEL_INPUT } from "../../src/tasks/testing/chart-paths.ts";
 
 const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
 const NUM_RUNS = Number(process.env.TASK_WIRE_RUNS ?? 100);
@@ -41,7 +41,7 @@ const turns = async (n: number) => {
 function statusReachability(): Map<string, Set<string>> {
   const reach = new Map<string, Set<string>>();
   const edge = (a: string, b: string) => (reach.get(a) ?? reach.set(a, new Set([a])).get(a)!).add(b);
-  for (const path of getModelPaths()) {
+  for (const path of chartEventPaths()) {
     let s = initialTransition(taskMachine, MODEL_INPUT)[0];
     for (const event of path) {
       const next = transition(taskMachine, s, event)[0];

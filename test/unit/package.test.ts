@@ -50,7 +50,7 @@ describe("public entries", () => {
     expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "mcpElicit", "mcpTask", "mcpTasks", "memoryTaskStore", "taskStoreUnavailable"]);
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
     expect(Object.keys(redis).sort()).toEqual(["redisTaskStore"]);
-    expect(Object.keys(testing).sort()).toEqual(["KitAssertionError", "TestClientError", "createTestClient", "taskStoreSuite"]);
+    expect(Object.keys(testing).sort()).toEqual(["KitAssertionError", "ModelPathError", "TestClientError", "createHold", "createTestClient", "driveModelPath", "getModelPaths", "taskStoreSuite"]);
     expect(Object.keys(auth).sort()).toEqual([
       "ASYMMETRIC_ALGORITHMS",
       "AuthorizationServerUnavailableError",

@@ -3,12 +3,11 @@
 // said (tasks/get, listen) by a raw request beside it.
 import { H3 } from "h3";
 import { describe, expect, it } from "vitest";
-import * as core from "@modelcontextprotocol/core";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpProgress, mcpTask, McpJsonRpcError } from "h3-mcp";
 import { mcpAuth } from "h3-mcp/auth";
 import { mcpTasks } from "h3-mcp/tasks";
-import { createTestClient, TestClientError, type TestClientOptions } from "h3-mcp/tasks/testing";
-import { expectShape, S } from "../helpers/schemas.ts";
+import { createTestClient, TestClientError } from "h3-mcp/tasks/testing";
+import { officialShapes } from "../helpers/schemas.ts";
 import { call, TASKS } from "../helpers/wire.ts";
 
 const askConfirm = mcpElicit({
@@ -74,31 +73,6 @@ function server() {
   ];
   const app = new H3().all("/mcp", defineMcpHandler({ name: "client-test", version: "1", tools }, { plugins: [mcpTasks()] }));
   return { app, held, aborted };
-}
-
-/** Checks every message the client reads against the official schemas, by the method it answered. */
-function officialShapes(): Required<Pick<TestClientOptions, "onMessage">> & { checked: number } {
-  const state = {
-    checked: 0,
-    onMessage(message: any, { method }: { method: string }) {
-      state.checked++;
-      if ("error" in message) return expectShape(core.JSONRPCErrorResponseSchema, message);
-      if ("method" in message) {
-        if (message.method === "notifications/tasks") return expectShape(S.taskNotification, message);
-        if (message.method === "notifications/progress") return expectShape(S.progress, message);
-        return expectShape(S.listenAck, message);
-      }
-      expectShape(core.JSONRPCResultResponseSchema, message);
-      const result = message.result;
-      const schema =
-        method === "tools/call"
-          ? { complete: S.callTool, task: S.createTask, input_required: S.inputRequired }[result.resultType as string]
-          : { "tools/list": S.listTools, "tasks/get": S.getTask, "tasks/update": S.updateTask, "tasks/cancel": S.cancelTask }[method];
-      expect(schema, `a schema for ${method} (${result.resultType})`).toBeDefined();
-      expectShape(schema!, result);
-    },
-  };
-  return state;
 }
 
 const taskCaps = { caps: { extensions: { [TASKS]: {} }, elicitation: {} } };

@@ -41,7 +41,7 @@ export const BOGUS_KEY = "never-issued";
 
 /**
  * The event alphabet offered in `snapshot`. Answers depend on what is outstanding: one key, all keys, or only
- * a key that was never issued. `at` is a placeholder; {@link getModelPaths} stamps real times.
+ * a key that was never issued. `at` is a placeholder; {@link chartEventPaths} stamps real times.
  */
 export function modelEvents(snapshot: Snapshot): TaskEvent[] {
   const outstanding = Object.keys(snapshot.context.inputRequests);
@@ -107,7 +107,7 @@ let cached: TaskEvent[][] | undefined;
  * the shortest path to every abstract state within three input rounds, plus every simple (loop-free) path
  * into a final state within two rounds. Paths that are a prefix of another path are dropped.
  */
-export function getModelPaths(): TaskEvent[][] {
+export function chartEventPaths(): TaskEvent[][] {
   if (cached) return cached.map((events) => [...events]);
   // createTestModel also checks that the chart has no `invoke`/`after`, so the chart stays walkable.
   const model = createTestModel(taskMachine, { input: MODEL_INPUT, events: modelEvents });

@@ -1,6 +1,8 @@
 // The "h3-mcp/tasks/testing" entry: a client for testing your own server in process (test-client.ts, with
-// task-listener.ts and test-types.ts), and the test kit for task stores. Given a store factory and a test
-// runner's `describe` and `it`, it runs against the store everything h3-mcp's own stores are held to:
+// task-listener.ts and test-types.ts), the task chart's paths for model-based tests of your own task tools
+// (model-paths.ts, driven over the wire by model-driver.ts), and the test kit for task stores. Given a store
+// factory and a test runner's `describe` and `it`, the kit runs against the store everything h3-mcp's own
+// stores are held to:
 //   contract-cases.ts     the contract itself, method by method, on the stores directly
 //   wire-cases.ts, run-cases.ts   everything a client observes of tasks over the wire: the extension's
 //                         surface, and what run can do (tasks-app.ts is their server)
@@ -20,6 +22,9 @@ export type { KitRunner, TaskShape, TaskStoreKitOptions } from "./kit.ts";
 export { KitAssertionError } from "./assert.ts";
 export { createTestClient, TestClientError, type RequestOptions, type TestClient } from "./test-client.ts";
 export type { TaskListener } from "./task-listener.ts";
+export { getModelPaths, type ModelPath, type ModelPathOptions, type ModelStep, type ToolModel } from "./model-paths.ts";
+export { createHold, driveModelPath, ModelPathError, type DriveOptions, type DriveReport, type Hold } from "./model-driver.ts";
+export type { TaskEvent } from "../../../machines/task.machine.ts";
 export type {
   InputAnswerer,
   TaskStatus,

@@ -13,7 +13,7 @@ import type { McpTasksPlugin } from "../plugin.ts";
 import { equal, isEqual, ok } from "./assert.ts";
 import { call, modernRequest, sseReader } from "./client.ts";
 import { detailedTask, PREDICTED_ACK, predictedGet, RESULT_META, taskFields, type TaskSnapshot as Snapshot } from "./envelope.ts";
-import { BOGUS_KEY, describePath, getModelPaths, MODEL_INPUT } from "./chart-paths.ts";
+import { BOGUS_KEY, describePath, chartEventPaths, MODEL_INPUT } from "./chart-paths.ts";
 import { caps as clientCaps, errorOf, kitTest, type KitCase, type TaskStoreKitOptions } from "./kit.ts";
 import { drivenTasksApp, type InputCall, type TaskDriver } from "./task-driver.ts";
 
@@ -287,7 +287,7 @@ async function afterTheEnd(c: KitCase, app: App, d: TaskDriver, taskId: string, 
 // --- Cases ---
 
 export function replayCases(kit: TaskStoreKitOptions, shared: boolean): void {
-  const paths = getModelPaths();
+  const paths = chartEventPaths();
   const seen: { statuses: string[]; expired: boolean }[] = [];
   for (const events of paths) kitTest(kit, shared, describePath(events), async (c) => void seen.push(await replayOnWire(c, events)));
   kit.runner.it("saw every status and an expiry on the wire", async () => {
