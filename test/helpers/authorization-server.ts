@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
-import Provider from "oidc-provider";
+import { createProvider, type Provider } from "./quiet-oidc-provider.ts";
 
 /** Scopes the server grants. */
 export const AS_SCOPES = ["mcp", "mcp:admin", "mcp:other"];
@@ -83,7 +83,7 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
 
   let keys: JWK[] = [await newKey()];
   const start = () => {
-    current = new Provider(issuer, {
+    current = createProvider(issuer, {
       clients: [
         confidential(client),
         confidential(otherClient),
