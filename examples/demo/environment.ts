@@ -20,8 +20,19 @@ export interface DemoEnvironment {
 
 /** Every demo sharing a Redis uses this prefix, so they are one server. */
 export const DEMO_PREFIX = "h3-mcp-demo";
-/** Short, so a stopped demo's tasks read `failed` on the others within seconds. */
+/** Short, so a stopped demo's tasks read `failed` (or go on elsewhere) within seconds; MCP_TASKS_LEASE_MS sets another. */
 export const DEMO_LEASE_MS = 3_000;
+/** The most a SIGTERM drain waits for running tasks before handing them off; MCP_DRAIN_MS sets another. */
+export const DEMO_DRAIN_MS = 10_000;
+
+/** A whole number of milliseconds from the environment, or `fallback` when unset; a bad value stops the demo with its name. */
+export function envMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 0) throw new TypeError(`${name} must be a whole number of milliseconds, got ${JSON.stringify(raw)}`);
+  return ms;
+}
 
 export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<DemoEnvironment> {
   const secret = env.MCP_REQUEST_STATE_SECRET || undefined;
@@ -36,13 +47,14 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   const { redisTaskStore } = await import("h3-mcp/tasks/redis");
   // The key owners are hashed under in Redis: required as soon as tasks are bound to callers (the same on
   // every instance, like the requestState secret).
-  const store = redisTaskStore({ url, prefix: DEMO_PREFIX, leaseMs: DEMO_LEASE_MS, secret: env.MCP_TASKS_SECRET || undefined });
+  const leaseMs = envMs(env, "MCP_TASKS_LEASE_MS", DEMO_LEASE_MS);
+  const store = redisTaskStore({ url, prefix: DEMO_PREFIX, leaseMs, secret: env.MCP_TASKS_SECRET || undefined });
   const warning = secret ? "" : " (MCP_REQUEST_STATE_SECRET is unset: an MRTR round started here only finishes here)";
   return {
     tasks: { store, ...ttl },
     requestState,
     auth,
-    describe: `tasks in Redis at ${url}, prefix "${DEMO_PREFIX}", lease ${DEMO_LEASE_MS} ms${warning}${protection}`,
+    describe: `tasks in Redis at ${url}, prefix "${DEMO_PREFIX}", lease ${leaseMs} ms${warning}${protection}`,
     close: () => store.close(),
   };
 }

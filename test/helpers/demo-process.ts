@@ -13,6 +13,12 @@ export interface DemoProcess {
   output(): string;
   /** Sends `signal` and resolves with how it exited. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends `signal` to its pid and returns at once (SIGSTOP, SIGCONT, or a SIGTERM whose drain is watched). */
+  signal(signal: NodeJS.Signals): void;
+  /** True until it exits. */
+  alive(): boolean;
+  /** Settles with how it exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Starts `entry` (the demo server, or another demo entry that prints "listening on" when ready). */
@@ -49,6 +55,11 @@ export async function startDemo(env: Record<string, string>, entry = "examples/d
     url: `http://127.0.0.1:${port}/mcp`,
     pid: child.pid!,
     output: () => output,
+    exited,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    signal(signal) {
+      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal);
+    },
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

@@ -1,11 +1,12 @@
-// Whether the Redis suites (test/redis/) run: only with a `redis-server` on PATH. Without one, `npm test`
+// Whether the Redis suites (test/redis/, test/durability/) run: only with a `redis-server` on PATH. Without one, `npm test`
 // leaves them out and says so loudly after its summary; under CI (or H3_MCP_REQUIRE_REDIS=1) they stay in
 // and fail, because there a missing server is a broken machine, not a developer's laptop.
 // Imported by vitest.config.ts and by the server helper, so nothing here imports vitest.
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
 
-export const REDIS_TESTS = "test/redis/**/*.test.ts";
+/** The suites that start their own redis-server: the Redis store's, and real demo processes sharing one. */
+export const REDIS_TESTS = ["test/redis/**/*.test.ts", "test/durability/**/*.test.ts"];
 
 /** The `redis-server` executable on PATH, if any. */
 export function findRedisServer(): string | undefined {
@@ -49,15 +50,15 @@ export function redisGate() {
       const lines = required
         ? [
             "REDIS SUITES FAILED: redis-server is not on PATH, and CI / H3_MCP_REQUIRE_REDIS requires it.",
-            `The files in ${REDIS_TESTS} ran and failed on purpose. To fix: ${HOW_TO_RUN}.`,
+            `The files in ${REDIS_TESTS.join(" and ")} ran and failed on purpose. To fix: ${HOW_TO_RUN}.`,
           ]
         : [
-            "REDIS SUITES DID NOT RUN: redis-server is not on PATH, so the tests in test/redis/ were left out.",
+            "REDIS SUITES DID NOT RUN: redis-server is not on PATH, so the tests in test/redis/ and test/durability/ were left out.",
             "Everything else ran. The Redis task store (h3-mcp/tasks/redis) is NOT tested by this run.",
             `To run them: ${HOW_TO_RUN}.`,
           ];
       process.stderr.write(`\n${bar}\n${lines.map((l) => `!! ${l}`).join("\n")}\n${bar}\n\n`);
     },
   };
-  return { exclude: run ? [] : [REDIS_TESTS], reporter };
+  return { exclude: run ? [] : REDIS_TESTS, reporter };
 }

@@ -1,0 +1,104 @@
+// Real demo processes (examples/demo/server.ts) sharing one real redis-server: the cluster the durability
+// tests kill, stop, continue and drain. Each instance is a child process ended by its pid; its client speaks
+// MCP over real HTTP. Call `demoCluster()` at the top of a test file: it registers the file's hooks.
+import { afterAll, beforeAll, vi } from "vitest";
+import { createTestClient, type TestClient } from "../../src/tasks/testing/index.ts";
+import { overHttp, startDemo, type DemoProcess } from "../helpers/demo-process.ts";
+import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
+
+/** The `_meta` key that carries a named run's attempt on tasks/get and notifications. */
+export const ATTEMPT = "io.github.h3-mcp/attempt";
+
+export interface Instance extends DemoProcess {
+  readonly name: string;
+  readonly client: TestClient;
+}
+
+export interface ClusterOptions {
+  /** MCP_TASKS_LEASE_MS of every instance. */
+  leaseMs: number;
+  /** MCP_DRAIN_MS of every instance. */
+  drainMs: number;
+  /** More environment for every instance (MCP_TASK_TTL_MS, say). */
+  env?: Record<string, string>;
+}
+
+export interface Cluster {
+  readonly redis: RedisServer;
+  readonly leaseMs: number;
+  /** Starts one more demo process on the cluster's Redis. */
+  start(name: string, env?: Record<string, string>): Promise<Instance>;
+  /** Every instance started, live or not. */
+  readonly instances: readonly Instance[];
+}
+
+export function demoCluster(options: ClusterOptions): Cluster {
+  const instances: Instance[] = [];
+  let redis: RedisServer | undefined;
+  beforeAll(async () => {
+    redis = await startRedis();
+  }, 30_000);
+  afterAll(async () => {
+    for (const i of instances) i.signal("SIGCONT");
+    await Promise.all(instances.map((i) => i.stop("SIGKILL")));
+    await redis?.stop();
+  });
+  return {
+    get redis() {
+      return redis!;
+    },
+    leaseMs: options.leaseMs,
+    instances,
+    async start(name, env = {}) {
+      const demo = await startDemo({
+        REDIS_URL: redis!.url,
+        MCP_TASKS_SECRET: "durability-test-secret",
+        MCP_REQUEST_STATE_SECRET: "durability-test-state",
+        MCP_TASKS_LEASE_MS: String(options.leaseMs),
+        MCP_DRAIN_MS: String(options.drainMs),
+        ...options.env,
+        ...env,
+      });
+      const instance: Instance = Object.assign(demo, { name, client: createTestClient(overHttp(demo.url), { timeoutMs: 30_000, pollMs: 20 }) });
+      instances.push(instance);
+      return instance;
+    },
+  };
+}
+
+/** A task as tasks/get answers it, with its `_meta` (the test client's own view leaves it out). */
+export async function taskWithMeta(client: TestClient, taskId: string): Promise<{ status: string; attempt: number | undefined; task: any }> {
+  const task = await client.send("tasks/get", { taskId });
+  return { status: task.status, attempt: task._meta?.[ATTEMPT], task };
+}
+
+/** Retries `check` until it passes, for waits that span leases and process starts. */
+export const eventually = <T>(check: () => T | Promise<T>, timeoutMs = 20_000) => vi.waitFor(check, { timeout: timeoutMs, interval: 25 });
+
+/** Creates a task with `tool` and returns its id. */
+export async function createTask(client: TestClient, tool: string, args?: Record<string, unknown>): Promise<string> {
+  const handle = await client.callTool(tool, args as never);
+  if (handle.resultType !== "task") throw new Error(`${tool} answered ${JSON.stringify(handle)}, not a task`);
+  return handle.taskId;
+}
+
+/** An accepted elicitation form with `{ value }`. */
+export const accept = (value: string) => ({ action: "accept", content: { value } });
+
+/**
+ * Follows a task by polling `client` until it is final, recording every status seen: a task carried from
+ * one instance to the next must read `working` or `input_required` all along, never anything in between.
+ */
+export async function follow(client: TestClient, taskId: string, timeoutMs = 30_000): Promise<{ statuses: string[]; attempts: number[]; task: any }> {
+  const statuses: string[] = [];
+  const attempts: number[] = [];
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const { status, attempt, task } = await taskWithMeta(client, taskId);
+    if (statuses.at(-1) !== status) statuses.push(status);
+    if (attempt !== undefined && attempts.at(-1) !== attempt) attempts.push(attempt);
+    if (status === "completed" || status === "failed" || status === "cancelled") return { statuses, attempts, task };
+    if (Date.now() > end) throw new Error(`task ${taskId} is still ${status} after ${timeoutMs} ms (seen ${statuses.join(" → ")})`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
