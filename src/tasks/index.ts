@@ -1,7 +1,9 @@
 // The "h3-mcp/tasks" entry: the tasks extension plugin, the calls a tool makes with it, and the task
 // store contract with the default store.
 //   plugin.ts      mcpTasks(options): the plugin object (methods, listen filter, creation, refusals)
-//   runtime.ts     the runtime over any store: creation, reads, changes, subscriptions, expiry
+//   runtime.ts     the runtime contract: creation, reads, changes, subscriptions, expiry; runtime-base.ts
+//                  what both runtimes share, local-runtime.ts (memory) and shared-runtime.ts (shared
+//                  stores) the two, runtime-parts.ts their small helpers
 //   local-tasks.ts, task-run.ts, run-outcome.ts   the actor side: each task run here, its actor, its
 //                  run's context, and its outcome reported to the chart as events
 //   changes.ts, shared-tick.ts, listeners.ts   changes through a shared store (compare-and-set), its lease

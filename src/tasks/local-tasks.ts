@@ -17,6 +17,10 @@ export class LocalTask {
   actor: AnyActorRef | undefined;
   /** The runtime's observer of the actor's snapshots, subscribed again when the actor restarts. */
   observer: ((snapshot: TaskSnapshotLike) => void) | undefined;
+  /** The run's observer of the task: told every snapshot the runtime recorded, last. */
+  watch: ((snapshot: TaskSnapshotLike) => void) | undefined;
+  /** The result the run finished with and its JSON, so the final `tasks/get` JSON does not serialise it again. */
+  result: { readonly value: object; readonly json: string } | undefined;
   /** The last snapshot seen, and the version of the task it is (the actor has applied every change up to it). */
   snapshot: TaskSnapshotLike;
   applied = 1;

@@ -12,7 +12,9 @@ import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
 import { keepAliveFor, keepAliveRefusal } from "./keep-alive.ts";
 import { memoryTaskStore, type MemoryTaskStore } from "./memory-store.ts";
 import { ownerKey, UNBOUND, unkeyableOwner } from "./owner.ts";
-import { createTaskRuntime, type TaskRuntimeStats } from "./runtime.ts";
+import { LocalTaskRuntime } from "./local-runtime.ts";
+import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
+import { SharedTaskRuntime } from "./shared-runtime.ts";
 import type { TaskOrigin, TaskStore } from "./store.ts";
 
 export interface McpTasksOptions<S extends TaskStore = TaskStore> {
@@ -143,6 +145,11 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
 export type { McpExtensionPlugin };
 
 // --- Internal ---
+
+/** The runtime for the store: one only this process uses, or one several instances share. */
+function createTaskRuntime(options: TaskRuntimeOptions): TaskRuntime {
+  return options.store.shared ? new SharedTaskRuntime(options) : new LocalTaskRuntime(options);
+}
 
 /** The default owner: who the handler's `auth` verified (issuer and subject), or nobody without auth. */
 function authenticatedOwner(event: H3Event): string {

@@ -13,12 +13,13 @@ import type { LocalTask } from "./local-tasks.ts";
 import type { RunReport } from "./run-outcome.ts";
 import type { TaskOrigin } from "./store.ts";
 
-/** What a run asks of the runtime. */
-export interface RunRuntime {
+/**
+ * Where a run reports what its work produced. The run only reports; it learns what became of the task by
+ * watching it (`LocalTask.watch`, told by the runtime after it recorded each snapshot).
+ */
+export interface RunSink {
   /** Applies an event the work produced; settles once the store has it. */
   dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void>;
-  /** A snapshot of the task's actor: the runtime records it (and ends the task when it is final). */
-  observed(task: LocalTask, snapshot: TaskSnapshotLike, resultJson: string | undefined): void;
 }
 
 // Shared abort reasons: a per-task Error would keep its stopped actor reachable through the stack it captured.
@@ -31,7 +32,7 @@ export class TaskRun implements McpTaskContext, RunReport {
   readonly taskId: string;
   readonly origin: TaskOrigin | undefined;
   #task: LocalTask;
-  #runtime: RunRuntime;
+  #sink: RunSink;
   #caps: ClientCapabilities;
   #now: () => number;
   #waiters: Set<Waiter> | undefined;
@@ -40,17 +41,15 @@ export class TaskRun implements McpTaskContext, RunReport {
   // A round being opened: with a shared store the chart shows it only after a round trip, and a second
   // call meanwhile must be refused, not mistake the first round for its own.
   #asking = false;
-  /** The result sent with `work.done` and its JSON, so the final `tasks/get` JSON does not serialise it again. */
-  #result: { value: object; json: string } | undefined;
 
-  constructor(task: LocalTask, runtime: RunRuntime, caps: ClientCapabilities, now: () => number, origin: TaskOrigin | undefined) {
+  constructor(task: LocalTask, sink: RunSink, caps: ClientCapabilities, now: () => number, origin: TaskOrigin | undefined) {
     this.taskId = task.id;
     this.origin = origin;
     this.#task = task;
-    this.#runtime = runtime;
+    this.#sink = sink;
     this.#caps = caps;
     this.#now = now;
-    task.observer = (snapshot) => this.#observe(snapshot);
+    task.watch = (snapshot) => this.#watch(snapshot);
   }
 
   /** Aborted by cancellation and by failure; made on first read (most runs never read it). */
@@ -118,7 +117,7 @@ export class TaskRun implements McpTaskContext, RunReport {
 
   /** @internal Ends the task with `result`, whose JSON the caller already made. */
   complete(result: JsonObject, json: string): MaybePromise<void> {
-    this.#result = { value: result, json };
+    this.#task.result = { value: result, json };
     return this.#send({ type: "work.done", result, at: this.#now() });
   }
 
@@ -133,19 +132,16 @@ export class TaskRun implements McpTaskContext, RunReport {
   }
 
   #send(event: TaskEvent): MaybePromise<void> {
-    return this.#runtime.dispatch(this.#task, event);
+    return this.#sink.dispatch(this.#task, event);
   }
 
-  #observe(snapshot: TaskSnapshotLike): void {
+  /** Each snapshot the runtime recorded: input waiters hear it, and a final one aborts the signal. */
+  #watch(snapshot: TaskSnapshotLike): void {
     if (this.#waiters) for (const waiter of this.#waiters) waiter(snapshot);
-    if (!isTerminalStatus(snapshot.value)) return this.#runtime.observed(this.#task, snapshot, undefined);
-    const abort = this.#task.abort;
+    if (!isTerminalStatus(snapshot.value)) return;
     this.#ended = snapshot.value;
-    const result = this.#result;
-    this.#result = undefined;
-    this.#runtime.observed(this.#task, snapshot, result && snapshot.context.result === result.value ? result.json : undefined);
     const reason = abortReason(snapshot.value);
-    if (reason) abort?.abort(reason);
+    if (reason) this.#task.abort?.abort(reason);
   }
 
   /** Made after the end, the signal is already aborted (unless the task completed). */

@@ -1,0 +1,58 @@
+// The runtime over a store only this process uses (memory): a task's actor takes each event first and
+// what it became is written; such a write cannot conflict and is synchronous.
+import type { TaskEvent } from "../../machines/task.machine.ts";
+import { toGetTaskResultJson, type TaskSnapshotLike } from "../protocol/wire.ts";
+import { after, type MaybePromise } from "../utils/maybe-promise.ts";
+import type { EventOf } from "./changes.ts";
+import type { LocalTask } from "./local-tasks.ts";
+import { BaseTaskRuntime } from "./runtime-base.ts";
+import type { TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
+import type { TaskRecord } from "./store.ts";
+
+export class LocalTaskRuntime extends BaseTaskRuntime {
+  constructor(options: TaskRuntimeOptions) {
+    super(options);
+    this.connect();
+  }
+
+  dispatch(task: LocalTask, event: TaskEvent): void {
+    // After the final state the actor is gone: a late outcome changes nothing.
+    task.actor?.send(event);
+  }
+
+  protected recorded(task: LocalTask, snapshot: TaskSnapshotLike, statusChanged: boolean, final: boolean): void {
+    const version = ++task.applied;
+    let json: string | undefined;
+    if (final) {
+      // The run's result JSON, made when it finished, is used when the chart kept that very result.
+      const result = task.result;
+      task.result = undefined;
+      json = toGetTaskResultJson(snapshot, result && snapshot.context.result === result.value ? result.json : undefined);
+    }
+    void this.store.write(task.id, { version, snapshot, statusChanged, json });
+    if (statusChanged && this.listeners.taskCount) this.listeners.changed(task.id, version, snapshot);
+  }
+
+  protected judge(id: string, _owner: string, task: TaskRecord | undefined): TaskRecord | undefined {
+    if (!task) return undefined;
+    if (task.expiresAt > this.now()) return task;
+    if (task.json === undefined) {
+      const here = this.local.get(id);
+      if (here) this.local.expireHere(here);
+    }
+    return undefined;
+  }
+
+  send(id: string, owner: string, eventOf: EventOf): MaybePromise<LocalTask | boolean> {
+    const task = this.local.get(id);
+    const actor = task?.actor;
+    if (!actor || task.owner !== owner || task.expiresAt <= this.now()) return after(this.find(id, owner), (found) => !!found);
+    const event = eventOf(task.snapshot);
+    if (event) actor.send(event);
+    return task;
+  }
+
+  get stats(): TaskRuntimeStats {
+    return { localTasks: this.local.size, listenedTasks: this.listeners.taskCount, listeners: this.listeners.listenerCount, timer: false, casRetries: 0 };
+  }
+}

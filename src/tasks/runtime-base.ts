@@ -1,0 +1,161 @@
+// What both task runtimes do alike: connecting the store, creating a task (its actor, its record, its run),
+// recording what the actor becomes and telling those who follow it, subscriptions and expiry. The task's
+// run only reports (through `dispatch`); the runtime observes the actor and the run observes the task
+// (`LocalTask.watch`): neither calls into the other.
+import type { TaskEvent } from "../../machines/task.machine.ts";
+import type { McpContext } from "../features/request-context.ts";
+import type { McpTaskOptions } from "../features/task-api.ts";
+import type { McpJsonRpcError } from "../protocol/errors.ts";
+import type { CreateTaskResult } from "../protocol/types.ts";
+import { isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "../protocol/wire.ts";
+import { after, type MaybePromise } from "../utils/maybe-promise.ts";
+import type { EventOf } from "./changes.ts";
+import { untilIdle, type KeepAlive } from "./keep-alive.ts";
+import { createListeners, type Listeners } from "./listeners.ts";
+import { createLocalTasks, LocalTask, type LocalTasks } from "./local-tasks.ts";
+import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
+import { capRefusal, newTaskActor, storeFailure, tellFollowers } from "./runtime-parts.ts";
+import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats, TaskSubscription } from "./runtime.ts";
+import type { CreateOutcome, TaskChange, TaskFeed, TaskOrigin, TaskRecord, TaskStore } from "./store.ts";
+import { TaskRun, type RunSink } from "./task-run.ts";
+
+export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
+  protected readonly store: TaskStore;
+  protected readonly now: () => number;
+  protected readonly local: LocalTasks;
+  protected readonly listeners: Listeners;
+
+  constructor(protected readonly options: TaskRuntimeOptions) {
+    this.store = options.store;
+    this.now = options.now;
+    this.local = createLocalTasks({ now: options.now, inspect: options.inspect });
+    this.listeners = createListeners();
+  }
+
+  /** Connects the store (once the implementation's own parts exist: the feed may be used at once). */
+  protected connect(): void {
+    this.store.connect({ now: this.now, limits: this.options.limits, bound: this.options.bound, feed: this.feed() });
+  }
+
+  /** How the store tells this runtime of changes, expiries and lost messages. */
+  protected feed(): TaskFeed {
+    const { local, listeners } = this;
+    return {
+      wants: (id, version) => listeners.has(id) || local.behind(id, version),
+      changed(change: TaskChange) {
+        if (change.event) local.feed(change.id, change.version, change.event);
+        listeners.changed(change.id, change.version, change.snapshot);
+      },
+      expired(id) {
+        const task = local.get(id);
+        if (task) local.expireHere(task);
+      },
+      missed: () => this.missed(),
+    };
+  }
+
+  /** Applies an event the task's run produced; settles once the store has it. */
+  abstract dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void>;
+  abstract send(id: string, owner: string, eventOf: EventOf): MaybePromise<LocalTask | boolean>;
+  abstract readonly stats: TaskRuntimeStats;
+  /** Records a change the actor here made (the local runtime writes it; the shared one wrote it before). */
+  protected abstract recorded(task: LocalTask, snapshot: TaskSnapshotLike, statusChanged: boolean, final: boolean): void;
+  /** A task's run started here. */
+  protected started(_task: LocalTask): void {}
+  /** A listen stream subscribed to a task. */
+  protected listening(): void {}
+  /** The store may have lost changes. */
+  protected missed(): void {}
+
+  refusal(outcome: Exclude<CreateOutcome, "created">): McpJsonRpcError {
+    return capRefusal(this.options.limits, outcome);
+  }
+
+  create(owner: string, ctx: McpContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult> {
+    const { options, store } = this;
+    const id = options.newId();
+    const at = this.now();
+    const actor = newTaskActor(options, id, at, task.statusMessage);
+    const snapshot = actor.getSnapshot() as TaskSnapshotLike;
+    const expiresAt = options.ttlMs === null ? Infinity : at + options.ttlMs;
+    const begin = (outcome: CreateOutcome): CreateTaskResult => {
+      if (outcome !== "created") throw this.refusal(outcome);
+      ctx["~becameTask"]();
+      const entry = new LocalTask(id, owner, expiresAt, actor, snapshot);
+      this.local.add(entry);
+      entry.observer = (next) => this.observe(entry, next);
+      const run = new TaskRun(entry, this, ctx.clientCapabilities, this.now, origin);
+      this.started(entry);
+      actor.subscribe(entry.observer);
+      actor.start();
+      const handle = toCreateTaskResult(snapshot);
+      const ran = startTaskRun(run, task.run, entry, ctx["~tool"], origin, hooks);
+      // A run that ended in this call (and a store that recorded it at once) leaves nothing to keep alive.
+      // Otherwise the request's waitUntil gets the work it set going (see `untilIdle`), so a platform that
+      // ends work with the response (Workers) lets the run go on.
+      if (ran) {
+        const alive = keepAlive();
+        alive.waitUntil(Promise.race([ran, untilIdle(entry, alive.holdParkedMs)]));
+      }
+      return handle;
+    };
+    // A shared store holds the task before the handle exists, so another instance finds it at once.
+    let created: MaybePromise<CreateOutcome>;
+    try {
+      created = store.create({ id, owner, expiresAt, snapshot, origin });
+    } catch (error) {
+      throw storeFailure(error);
+    }
+    return typeof created === "string" ? begin(created) : created.then(begin, (error: unknown) => Promise.reject(storeFailure(error)));
+  }
+
+  get(id: string, owner: string): MaybePromise<TaskRecord | undefined> {
+    return this.find(id, owner);
+  }
+
+  subscribe(id: string, owner: string, listener: (snapshot: TaskSnapshotLike) => void): MaybePromise<TaskSubscription | undefined> {
+    return after(this.find(id, owner, true), (task) => {
+      if (!task) return undefined;
+      if (task.json !== undefined) return { task, off: () => {} };
+      const off = this.listeners.add(id, owner, task.snapshot, task.version, task.expiresAt, listener);
+      this.listening();
+      return { task, off };
+    });
+  }
+
+  expire(id: string): boolean {
+    const task = this.local.get(id);
+    if (!task?.actor) return this.listeners.expire(id, this.now());
+    if (task.expiresAt > this.now()) return false;
+    this.local.expireHere(task);
+    return true;
+  }
+
+  /** The task if it exists, is not expired and belongs to `owner`, as judged when read. */
+  protected find(id: string, owner: string, listen = false): MaybePromise<TaskRecord | undefined> {
+    return after(this.store.read(id, owner, listen), (task) => this.judge(id, owner, task));
+  }
+
+  /** Judges a task as read: gone past its expiry (a live one is ended with the chart's `task.expire`). */
+  protected abstract judge(id: string, owner: string, task: TaskRecord | undefined): MaybePromise<TaskRecord | undefined>;
+
+  /** A snapshot of a task's actor: recorded, told to the run and the task's followers; a final one ends the task here. */
+  protected observe(task: LocalTask, snapshot: TaskSnapshotLike): void {
+    const previous = task.snapshot;
+    // The actor also reports an event that changed nothing, with the very same snapshot.
+    if (snapshot === previous) return;
+    task.snapshot = snapshot;
+    const statusChanged = snapshot.value !== previous.value;
+    const final = isTerminalStatus(snapshot.value);
+    this.recorded(task, snapshot, statusChanged, final);
+    if (statusChanged) tellFollowers(task, snapshot);
+    if (final) {
+      this.local.remove(task);
+      const actor = task.actor;
+      task.actor = undefined;
+      task.followers = undefined;
+      actor?.stop();
+    }
+    task.watch?.(snapshot);
+  }
+}
