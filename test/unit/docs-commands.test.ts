@@ -26,6 +26,8 @@ const COVERED: Record<string, Coverage> = {
   "npx vitest run test/reliability": { notRun: "runs tests that are in the suite already" },
   "npx tsx docs/examples/tasks.ts": { by: "test/wire/docs-examples.test.ts", shows: "../../docs/examples/tasks.ts" },
   "npx tsx docs/examples/inspector.ts": { by: "test/interop/inspect-process.test.ts", shows: "docs/examples/inspector.ts" },
+  "npx tsx examples/official-client/render.ts": { by: "test/interop/official-client.test.ts", shows: '"render.ts"' },
+  "npx tsx examples/official-client/oauth.ts": { by: "test/interop/official-client.test.ts", shows: '"oauth.ts"' },
   "npx tsx scripts/import-graph.ts": { by: "test/unit/import-graph.test.ts", shows: "scripts/import-graph.ts" },
   "npx nitro build": { by: "test/runtimes/nitro.smoke.ts", shows: '"build"' },
   "node .output/server/index.mjs": { by: "test/runtimes/nitro.smoke.ts", shows: ".output/server/index.mjs" },
