@@ -61,13 +61,18 @@ export interface CompiledTool {
   entry: JsonObject;
   /** `Mcp-Param-{name}` headers bound to argument paths by `x-mcp-header`. */
   headerParams: { header: string; path: string[] }[];
-  /** The schemas as prepared at mount (a raw shape wrapped); validate with these, not `def`'s. */
-  inputSchema?: PreparedSchema;
+  /**
+   * The schemas as prepared at mount (a raw shape wrapped); validate with these, not `def`'s. A tool
+   * without `inputSchema` gets the empty object schema it lists, so it refuses any argument.
+   */
+  inputSchema: PreparedSchema;
   outputSchema?: PreparedSchema;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-const EMPTY_INPUT_SCHEMA = { type: "object", additionalProperties: false };
+// What a tool without `inputSchema` lists, and enforces: no arguments (an empty object or none).
+const EMPTY_INPUT_SCHEMA: JsonObject = { type: "object", additionalProperties: false };
+prepareJsonSchemaCheck(EMPTY_INPUT_SCHEMA, "The empty inputSchema");
 
 export function compileTool(def: ToolDefinition<any>): CompiledTool {
   if (!TOOL_NAME.test(def.name)) throw new TypeError(`Invalid tool name "${def.name}": use 1-128 of [A-Za-z0-9_.-]`);
@@ -87,8 +92,7 @@ export function compileTool(def: ToolDefinition<any>): CompiledTool {
   if (def.annotations !== undefined) entry.annotations = def.annotations;
   if (def.execution !== undefined) entry.execution = def.execution;
   if (def._meta !== undefined) entry._meta = def._meta;
-  const compiled: CompiledTool = { def, entry, headerParams: findHeaderParams(inputSchema) };
-  if (input) compiled.inputSchema = input;
+  const compiled: CompiledTool = { def, entry, headerParams: findHeaderParams(inputSchema), inputSchema: input ?? EMPTY_INPUT_SCHEMA };
   if (output) compiled.outputSchema = output;
   // Plain JSON Schema is enforced, and prepared here, once, rather than on a request.
   if (input && !isStandardSchema(input)) prepareJsonSchemaCheck(input, `${where} inputSchema`);

@@ -52,6 +52,7 @@ describe("docs/examples: plugins on the hooks", () => {
   const job = defineTool({
     name: "job",
     execution: { taskSupport: "optional" },
+    inputSchema: { type: "object", properties: { fail: { type: "boolean" }, secret: { type: "string" } } },
     handler: (event, args: { fail?: boolean }) =>
       args.fail ? Promise.reject(new Error("no")) : mcpTask(event, { run: () => ({ content: [{ type: "text", text: "done" }] }) }),
   });

@@ -56,7 +56,7 @@ describe("wrapRequest", () => {
     await call(app, "prompts/get", { name: "test_simple_prompt" });
     await call(app, "resources/read", { uri: "test://static-text" });
     await call(app, "completion/complete", { ref: { type: "ref/prompt", name: "test_prompt_with_arguments" }, argument: { name: "arg1", value: "a" } });
-    const task = (await call(app, "tools/call", { name: "greet_user", arguments: { name: "x" } }, { caps })).body.result;
+    const task = (await call(app, "tools/call", { name: "greet_user" }, { caps })).body.result;
     expect(task).toBeDefined();
     const handle = (await call(app, "tools/call", { name: "slow_compute", arguments: { seconds: 0 } }, { caps })).body.result;
     await until(async () => expect((await call(app, "tasks/get", { taskId: handle.taskId }, { caps })).body.result.status).toBe("completed"));
@@ -179,6 +179,7 @@ describe("wrapTaskRun and wrapToolCall around a task", () => {
     const slow = defineTool({
       name: "job",
       execution: { taskSupport: "required" },
+      inputSchema: { type: "object", properties: { mode: { type: "string" } } },
       handler: (event, args: { mode?: string }) =>
         mcpTask(event, {
           statusMessage: "Queued",

@@ -1,8 +1,10 @@
 // A tool's inputSchema and outputSchema given as plain JSON Schema are enforced, not only listed:
 // arguments before the handler runs (-32602 with the issues), structuredContent after (-32603).
+// A tool without inputSchema lists the empty object schema and refuses any argument by it.
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
 import { expectError, expectResult, S } from "../helpers/schemas.ts";
+import { legacyClient } from "../helpers/legacy.ts";
 import { appFor, call } from "../helpers/wire.ts";
 
 const inputSchema = {
@@ -97,5 +99,57 @@ describe("plain JSON Schema", () => {
       globalThis.Function = realFunction;
       globalThis.eval = realEval;
     }
+  });
+});
+
+describe("a tool without inputSchema", () => {
+  function bareApp() {
+    const runs: unknown[] = [];
+    const tool = defineTool({
+      name: "whoami",
+      handler: (_e, args) => {
+        runs.push(args);
+        return "you";
+      },
+    });
+    return { app: appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] })), runs };
+  }
+
+  it("lists the empty object schema it enforces", async () => {
+    const { app: served } = bareApp();
+    const r = await call(served, "tools/list", {});
+    expect(expectResult(r.body, S.listTools).tools[0].inputSchema).toEqual({ type: "object", additionalProperties: false });
+  });
+
+  it.each([
+    ["absent arguments", undefined],
+    ["an empty object", {}],
+  ])("runs with %s", async (_what, args) => {
+    const { app: served, runs } = bareApp();
+    const r = await call(served, "tools/call", args === undefined ? { name: "whoami" } : { name: "whoami", arguments: args });
+    expect(expectResult(r.body, S.callTool).content).toEqual([{ type: "text", text: "you" }]);
+    expect(runs).toEqual([{}]);
+  });
+
+  it("refuses any argument with -32602 before the handler runs (2026-07-28)", async () => {
+    const { app: served, runs } = bareApp();
+    const r = await call(served, "tools/call", { name: "whoami", arguments: { foo: 1 } });
+    expect(r.status).toBe(400);
+    const error = expectError(r.body, -32602);
+    expect(error.message).toBe("Invalid arguments for tool whoami");
+    expect(error.data.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: ["foo"] })]));
+    expect(runs).toEqual([]);
+  });
+
+  it("refuses any argument with -32602 before the handler runs (2025-11-25 session)", async () => {
+    const { app: served, runs } = bareApp();
+    const client = await legacyClient(served);
+    const refused = await client.request("tools/call", { name: "whoami", arguments: { foo: 1 } });
+    const error = expectError(refused.body, -32602);
+    expect(error.message).toBe("Invalid arguments for tool whoami");
+    expect(error.data.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: ["foo"] })]));
+    const ran = await client.request("tools/call", { name: "whoami", arguments: {} });
+    expect(ran.body.result.content).toEqual([{ type: "text", text: "you" }]);
+    expect(runs).toEqual([{}]);
   });
 });
