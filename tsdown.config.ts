@@ -5,6 +5,7 @@ export default defineConfig({
     index: "src/index.ts",
     tasks: "src/tasks/index.ts",
     "tasks-redis": "src/tasks/redis/index.ts",
+    "tasks-bullmq": "src/tasks/bullmq/index.ts",
     "tasks-testing": "src/tasks/testing/index.ts",
     auth: "src/auth/index.ts",
     machines: "machines/index.ts",
@@ -19,5 +20,5 @@ export default defineConfig({
   target: "node20",
   dts: true,
   clean: true,
-  external: ["h3", "@opentelemetry/api", "srvx", "xstate", "zod", "nanoid", "redis", "@cfworker/json-schema", "jose", "#workers-platform", "cloudflare:workers"],
+  external: ["h3", "@opentelemetry/api", "srvx", "xstate", "zod", "nanoid", "redis", "bullmq", "@cfworker/json-schema", "jose", "#workers-platform", "cloudflare:workers"],
 });

@@ -8,6 +8,7 @@
 //                  run's context, and its outcome reported to the chart as events
 //   changes.ts, shared-tick.ts, listeners.ts   changes through a shared store (compare-and-set), its lease
 //                  and catch-up, and this instance's listen streams
+//   executor.ts    the executor seam: where a named run's attempts execute, and what a worker process holds
 //   store.ts       the task store contract (what a store persists, makes atomic, may drop, and feeds back)
 //   memory-store.ts, task-table.ts   the in-memory store: bounded, swept lazily in expiry order, off-heap
 //   handlers.ts    tasks/get, tasks/update, tasks/cancel, the taskIds listen filter
@@ -19,6 +20,8 @@
 export { mcpTasks } from "./plugin.ts";
 export type { McpTasksOptions, McpTasksPlugin } from "./plugin.ts";
 export type { TaskRuntimeStats } from "./runtime.ts";
+// Where a named run's attempts execute (docs/executors.md): the seam an executor implements.
+export type { DrainReport, TaskAttempt, TaskExecution, TaskExecutionHost, TaskExecutor } from "./executor.ts";
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "../features/task-api.ts";
 export type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
 export type { CreateTaskResult } from "../protocol/types.ts";

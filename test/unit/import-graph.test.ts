@@ -73,6 +73,16 @@ describe("the import graph of src/ and machines/", () => {
     expect([...packages].sort()).toEqual(["h3", "jose"]);
   });
 
+  it("loads bullmq from the BullMQ entry alone, which nothing else imports", () => {
+    const intoBullmq = [...graph].filter(([file, imports]) => !rel(file).startsWith("src/tasks/bullmq/") && imports.some((t) => rel(t).startsWith("src/tasks/bullmq/")));
+    expect(intoBullmq.map(([file]) => rel(file))).toEqual([]);
+    const loading = [...graph.keys()].filter((file) =>
+      ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.some(({ fileName }) => fileName === "bullmq" || fileName.startsWith("bullmq/")),
+    );
+    expect(loading.length).toBeGreaterThan(0);
+    expect(loading.map(rel).filter((file) => !file.startsWith("src/tasks/bullmq/"))).toEqual([]);
+  });
+
   it("keeps machines/ on xstate alone", () => {
     for (const file of [...graph.keys()].filter((f) => rel(f).startsWith("machines/"))) {
       const specs = ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((f) => f.fileName);

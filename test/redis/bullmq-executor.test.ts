@@ -1,0 +1,86 @@
+// bullmqExecutor() on a real redis-server: a task's attempt becomes one BullMQ job whose id is the task's
+// id and whose data is that id alone (the input never reaches the queue), started twice it is still one
+// job, and with Redis gone `start` rejects with the queue-unavailable error instead of hanging.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { bullmqExecutor } from "../../src/tasks/bullmq/index.ts";
+import { McpJsonRpcError } from "../../src/protocol/errors.ts";
+import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis?.stop());
+
+const SECRET_INPUT = "input-that-must-stay-in-the-task-store";
+
+const attempt = (taskId: string) => ({ taskId, name: "render", version: 1, input: { text: SECRET_INPUT }, attempt: 1 });
+
+it("enqueues one job per task, named after the run, carrying only the task id", async () => {
+  const executor = bullmqExecutor({ url: redis.url, queueName: "runs-a" });
+  try {
+    expect(executor.name).toBe("bullmq");
+    expect(executor.redelivers).toBe(true);
+    await executor.start(attempt("task-1"));
+    await executor.start(attempt("task-1"));
+    await executor.start(attempt("task-2"));
+    const jobs = await executor.queue.getJobs(["waiting"]);
+    expect(jobs.map((job) => [job.id, job.name, job.data]).sort()).toEqual([
+      ["task-1", "render", { taskId: "task-1" }],
+      ["task-2", "render", { taskId: "task-2" }],
+    ]);
+    // Nothing BullMQ wrote holds the input: every string value of every key it made.
+    const keys = (await redis.cli("KEYS", "bull:runs-a:*")).split("\n").filter(Boolean);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      const type = await redis.cli("TYPE", key);
+      const dump =
+        type === "hash" ? await redis.cli("HGETALL", key)
+        : type === "string" ? await redis.cli("GET", key)
+        : type === "list" ? await redis.cli("LRANGE", key, "0", "-1")
+        : type === "zset" ? await redis.cli("ZRANGE", key, "0", "-1")
+        : type === "stream" ? await redis.cli("XRANGE", key, "-", "+")
+        : "";
+      expect(dump, key).not.toContain(SECRET_INPUT);
+    }
+  } finally {
+    await executor.close();
+  }
+});
+
+it("drops a job still waiting when told its task ended", async () => {
+  const executor = bullmqExecutor({ url: redis.url, queueName: "runs-b" });
+  try {
+    await executor.start(attempt("task-3"));
+    await executor.forget!("task-3");
+    expect(await executor.queue.getJob("task-3")).toBeUndefined();
+    // Forgetting a task that has no job is nothing.
+    await executor.forget!("task-unknown");
+  } finally {
+    await executor.close();
+  }
+});
+
+it("rejects with the queue-unavailable error (HTTP 503) while Redis is down", async () => {
+  const executor = bullmqExecutor({ url: redis.url, queueName: "runs-c", timeoutMs: 300 });
+  try {
+    await executor.start(attempt("task-4"));
+    await redis.stop();
+    const error = await executor.start(attempt("task-5")).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(McpJsonRpcError.isError(error)).toBe(true);
+    expect((error as McpJsonRpcError).status).toBe(503);
+    expect((error as McpJsonRpcError).message).toMatch(/^The task queue is unavailable: /);
+  } finally {
+    await redis.restart();
+    await executor.close();
+  }
+});
+
+it("refuses options it cannot use, naming them", () => {
+  expect(() => bullmqExecutor({})).toThrow("bullmqExecutor needs a url or a connection");
+  expect(() => bullmqExecutor({ url: redis.url, timeoutMs: 0 })).toThrow("timeoutMs must be positive");
+  expect(() => bullmqExecutor({ url: redis.url, keepJobs: -1 })).toThrow("keepJobs must be a non-negative integer");
+});
