@@ -7,6 +7,7 @@ export default defineConfig({
     "tasks-redis": "src/tasks/redis/index.ts",
     "tasks-bullmq": "src/tasks/bullmq/index.ts",
     "tasks-testing": "src/tasks/testing/index.ts",
+    "tasks-durable-object": "src/tasks/durable-object/index.ts",
     auth: "src/auth/index.ts",
     machines: "machines/index.ts",
     otel: "src/otel/index.ts",

@@ -1,5 +1,30 @@
-// The one export of workerd's built-in module that workers-platform.workerd.ts reads. Optional:
-// workerd has exported it since August 2025.
+// What h3-mcp reads of workerd's built-in module: `waitUntil` (workers-platform.workerd.ts) and the
+// `DurableObject` base class the Durable Object store's object extends (RPC needs it). Kept to what is
+// used, so the project needs no Workers type package; an app's own types (wrangler types) agree with it.
 declare module "cloudflare:workers" {
+  /** Optional: workerd has exported it since August 2025. */
   export const waitUntil: ((promise: Promise<unknown>) => void) | undefined;
+
+  /** One SQL statement's rows (SQLite-backed Durable Objects). */
+  export interface SqlStorageCursor<Row> {
+    toArray(): Row[];
+    readonly rowsWritten: number;
+  }
+  export interface SqlStorage {
+    exec<Row = Record<string, string | number | null>>(query: string, ...bindings: (string | number | null)[]): SqlStorageCursor<Row>;
+  }
+  export interface DurableObjectStorage {
+    readonly sql: SqlStorage;
+    getAlarm(): Promise<number | null>;
+    setAlarm(scheduledTime: number): Promise<void>;
+    deleteAlarm(): Promise<void>;
+  }
+  export interface DurableObjectState {
+    readonly storage: DurableObjectStorage;
+  }
+  export abstract class DurableObject<Env = unknown> {
+    protected readonly ctx: DurableObjectState;
+    protected readonly env: Env;
+    constructor(ctx: DurableObjectState, env: Env);
+  }
 }

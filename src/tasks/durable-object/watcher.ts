@@ -1,0 +1,93 @@
+// How one store hears the changes other isolates write: it long-polls the tasks object (`watch`) for the
+// tasks it runs or listens to, one call at a time, and hands each change to the runtime's feed. On Workers
+// a promise belongs to the request that started it and stops with it, so a loop started by a request now
+// over may wait forever without failing: every store call that needs the watch to run (a creation, a
+// listen read) restarts it when its last call started longer ago than a call can last.
+import type { TaskChange, TaskFeed } from "../store.ts";
+import type { TasksObjectStub } from "./namespace.ts";
+
+/** How long one watch call waits for a change before it answers empty. */
+const WAIT_MS = 2000;
+/** A call not answered within its wait and this much more is taken for stopped. */
+const STALL_MS = 1500;
+/** The pause after a failed call (the object restarting, a network fault). */
+const RETRY_MS = 250;
+
+export interface Watcher {
+  /** Watches `id` until `until` (epoch ms; Infinity until `forget`), from `cursor` at the latest. */
+  watch(id: string, until: number, cursor: number): void;
+  forget(id: string): void;
+  /** Stops watching for good. */
+  close(): void;
+  readonly size: number;
+}
+
+export function createWatcher(stub: () => TasksObjectStub, feed: () => TaskFeed): Watcher {
+  const watched = new Map<string, number>();
+  let cursor: number | undefined;
+  let generation = 0;
+  let startedAt = 0;
+  let running = false;
+  let closed = false;
+
+  const prune = (at: number) => {
+    for (const [id, until] of watched) if (until <= at) watched.delete(id);
+  };
+
+  const loop = async (mine: number) => {
+    while (mine === generation && !closed) {
+      prune(Date.now());
+      if (!watched.size || cursor === undefined) {
+        // Nothing left to hear: the next interest starts from the cursor its own call saw.
+        cursor = undefined;
+        break;
+      }
+      startedAt = Date.now();
+      try {
+        const answer = await stub().watch(cursor, [...watched.keys()], WAIT_MS);
+        if (mine !== generation) return;
+        cursor = Math.max(cursor, answer.cursor);
+        const to = feed();
+        if (answer.missed) to.missed();
+        for (const raw of answer.changes) {
+          const change = JSON.parse(raw) as TaskChange;
+          if (to.wants(change.id, change.version)) to.changed(change);
+        }
+      } catch {
+        if (mine !== generation) return;
+        // Whatever was written meanwhile is caught up with by the runtime's next read.
+        feed().missed();
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
+    }
+    if (mine === generation) running = false;
+  };
+
+  const start = () => {
+    if (closed || !watched.size) return;
+    if (running && Date.now() - startedAt < WAIT_MS + STALL_MS) return;
+    running = true;
+    startedAt = Date.now();
+    void loop(++generation);
+  };
+
+  return {
+    watch(id, until, at) {
+      // The earliest cursor any interested call saw: no change after it is skipped.
+      cursor = cursor === undefined ? at : Math.min(cursor, at);
+      watched.set(id, Math.max(watched.get(id) ?? 0, until));
+      start();
+    },
+    forget(id) {
+      watched.delete(id);
+    },
+    close() {
+      closed = true;
+      generation++;
+      watched.clear();
+    },
+    get size() {
+      return watched.size;
+    },
+  };
+}
