@@ -73,8 +73,7 @@ try {
   check(consumer.version === pkg.version, "the consumer did not get the packed h3-mcp");
 
   // 5. Every entry loads with import() and with require(), to the same names; except the Durable Object
-  // entry, which imports workerd's own `cloudflare:workers` and so loads only under workerd (the runtime
-  // smokes load it there: test/runtimes/workerd-durable-kit.smoke.ts).
+  // entry, which imports workerd's own `cloudflare:workers` and so loads only under workerd.
   const workerdOnly = new Set([`${pkg.name}/tasks/durable-object`]);
   const specifiers = [...targets.keys()].map((s) => (s === "." ? pkg.name : `${pkg.name}/${s.slice(2)}`)).filter((spec) => !workerdOnly.has(spec));
   for (const spec of workerdOnly) check(targets.has(`./${spec.slice(pkg.name.length + 1)}`), `exports has no "${spec}"`);
