@@ -55,7 +55,14 @@ export interface TaskContext {
   result?: Record<string, unknown>;
   /** The protocol error, once `failed`. */
   error?: JsonRpcErrorObject;
+  /** For a run found by name: the attempt that holds (or last held) the task, 1-based. */
+  attempt?: number;
+  /** True while no instance holds the task: its last attempt was lost and the next one is not claimed yet. */
+  released?: boolean;
 }
+
+/** Why an attempt lost its hold on a task: its instance was lost, shut down, nobody serves its run, or its record was refused. */
+export type AttemptLossReason = "lost" | "shutdown" | "unserved" | "refused";
 
 /** Every event the chart understands. `at` is epoch ms and becomes `lastUpdatedAt` when the event changes something. */
 export type TaskEvent =
@@ -66,7 +73,9 @@ export type TaskEvent =
   | { type: "work.toolError"; message: string; at: number }
   | { type: "work.protocolError"; error: JsonRpcErrorObject; at: number }
   | { type: "task.cancel"; at: number }
-  | { type: "task.expire"; at: number };
+  | { type: "task.expire"; at: number }
+  | { type: "attempt.claimed"; attempt: number; at: number }
+  | { type: "attempt.lost"; reason: AttemptLossReason; retryable: boolean; maxAttempts: number; at: number };
 
 /** The chart's state values; identical to the wire `status`. */
 export type TaskStateValue = "working" | "input_required" | "completed" | "failed" | "cancelled";
@@ -127,6 +136,43 @@ const endings = {
       }),
     },
   },
+} as const;
+
+const LOSS_MESSAGES: Record<AttemptLossReason, string> = {
+  lost: "The server instance running this task was lost",
+  shutdown: "The server instance running this task shut down",
+  unserved: "No server instance serves this task's run",
+  refused: "This task's kept run record failed authentication and was refused",
+};
+
+// An instance claiming a task, or losing it, is the same from `working` and from `input_required`: the
+// status stays (an open round keeps its wire keys) while attempts are left, and the task fails once none is.
+const attempts = {
+  "attempt.claimed": {
+    guard: { type: "newAttempt", params: ({ event }: { event: EventOf<"attempt.claimed"> }) => ({ attempt: event.attempt }) },
+    actions: { type: "claimAttempt", params: ({ event }: { event: EventOf<"attempt.claimed"> }) => ({ attempt: event.attempt, at: event.at }) },
+  },
+  "attempt.lost": [
+    // A task already released (told twice of one loss) stays as it is; one that may not be retried fails.
+    {
+      guard: { type: "releasedWithAttemptsLeft", params: ({ event }: { event: EventOf<"attempt.lost"> }) => ({ retryable: event.retryable, maxAttempts: event.maxAttempts }) },
+    },
+    {
+      guard: { type: "attemptsLeft", params: ({ event }: { event: EventOf<"attempt.lost"> }) => ({ retryable: event.retryable, maxAttempts: event.maxAttempts }) },
+      actions: { type: "releaseAttempt", params: ({ event }: { event: EventOf<"attempt.lost"> }) => ({ at: event.at }) },
+    },
+    {
+      target: "failed",
+      actions: {
+        type: "storeError",
+        params: ({ context, event }: { context: TaskContext; event: EventOf<"attempt.lost"> }) => ({
+          error: { code: -32603, message: LOSS_MESSAGES[event.reason], data: { attempts: context.attempt ?? 1, reason: event.reason } },
+          statusMessage: LOSS_MESSAGES[event.reason],
+          at: event.at,
+        }),
+      },
+    },
+  ],
 } as const;
 
 // Repeating the current message is not a change, so it must not move `lastUpdatedAt`.
@@ -200,6 +246,8 @@ export const taskMachine = setup({
       lastUpdatedAt: p.at,
     })),
     dropInputRequests: assign((_, p: { at: number }) => ({ inputRequests: {}, inputKeys: {}, lastUpdatedAt: p.at })),
+    claimAttempt: assign((_, p: { attempt: number; at: number }) => ({ attempt: p.attempt, released: false, lastUpdatedAt: p.at })),
+    releaseAttempt: assign((_, p: { at: number }) => ({ released: true, lastUpdatedAt: p.at })),
   },
   guards: {
     changesStatusMessage: ({ context }, p: { statusMessage: string }) => p.statusMessage !== context.statusMessage,
@@ -209,6 +257,10 @@ export const taskMachine = setup({
       Object.keys(context.inputRequests).some((key) => Object.hasOwn(p.responses, key)),
     answersAll: ({ context }, p: { responses: Record<string, unknown> }) =>
       Object.keys(context.inputRequests).every((key) => Object.hasOwn(p.responses, key)),
+    newAttempt: ({ context }, p: { attempt: number }) => p.attempt !== context.attempt || context.released !== false,
+    releasedWithAttemptsLeft: ({ context }, p: { retryable: boolean; maxAttempts: number }) =>
+      context.released === true && p.retryable && (context.attempt ?? 1) < p.maxAttempts,
+    attemptsLeft: ({ context }, p: { retryable: boolean; maxAttempts: number }) => p.retryable && (context.attempt ?? 1) < p.maxAttempts,
   },
 }).createMachine({
   id: "task",
@@ -235,6 +287,7 @@ export const taskMachine = setup({
           target: "input_required",
           actions: { type: "openInputRound", params: ({ event }) => ({ requests: event.requests, at: event.at }) },
         },
+        ...attempts,
         ...endings,
       },
     },
@@ -255,6 +308,7 @@ export const taskMachine = setup({
             actions: { type: "acceptAnswers", params: ({ event }) => ({ responses: event.responses, at: event.at }) },
           },
         ],
+        ...attempts,
         ...endings,
       },
     },

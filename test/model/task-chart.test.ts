@@ -150,6 +150,51 @@ describe("paths generated from the chart", () => {
   });
 });
 
+describe("attempts of a run found by name", () => {
+  const at = MODEL_INPUT.now + 1000;
+  const lost = (reason: "lost" | "shutdown" | "unserved" | "refused", retryable: boolean, maxAttempts = 3): TaskEvent => ({ type: "attempt.lost", reason, retryable, maxAttempts, at });
+
+  it("keeps a retryable task working and released while attempts are left, then fails it with the count", () => {
+    const seen = replay([{ type: "attempt.claimed", attempt: 1, at }, lost("lost", true), { type: "attempt.claimed", attempt: 2, at }, lost("shutdown", true), { type: "attempt.claimed", attempt: 3, at }, lost("lost", true)]);
+    expect(seen.map((s) => [s.value, s.context.attempt, s.context.released])).toStrictEqual([
+      ["working", undefined, undefined],
+      ["working", 1, false],
+      ["working", 1, true],
+      ["working", 2, false],
+      ["working", 2, true],
+      ["working", 3, false],
+      ["failed", 3, false],
+    ]);
+    expect(seen.at(-1)!.context.error).toStrictEqual({ code: -32603, message: "The server instance running this task was lost", data: { attempts: 3, reason: "lost" } });
+  });
+
+  it("fails a run that is not retryable at its first loss, saying why", () => {
+    for (const reason of ["lost", "shutdown", "unserved", "refused"] as const) {
+      const end = replay([{ type: "attempt.claimed", attempt: 1, at }, lost(reason, false)]).at(-1)!;
+      expect(end.value).toBe("failed");
+      expect(end.context.error?.data).toStrictEqual({ attempts: 1, reason });
+    }
+  });
+
+  it("keeps an open round and its wire keys across a lost attempt", () => {
+    const request: TaskEvent = { type: "input.request", requests: { first: { method: "elicitation/create" } }, at };
+    const seen = replay([{ type: "attempt.claimed", attempt: 1, at }, request, lost("shutdown", true), { type: "attempt.claimed", attempt: 2, at }]);
+    expect(seen.slice(2).map((s) => [s.value, Object.keys(s.context.inputRequests)])).toStrictEqual([
+      ["input_required", ["first"]],
+      ["input_required", ["first"]],
+      ["input_required", ["first"]],
+    ]);
+  });
+
+  it("cancels a released task, which then accepts no claim", () => {
+    const seen = replay([{ type: "attempt.claimed", attempt: 1, at }, lost("shutdown", true), { type: "task.cancel", at }, { type: "attempt.claimed", attempt: 2, at }]);
+    expect(seen.slice(-2).map((s) => [s.value, s.context.attempt])).toStrictEqual([
+      ["cancelled", 1],
+      ["cancelled", 1],
+    ]);
+  });
+});
+
 // --- Random sequences ---
 
 const KEYS = ["confirm", "confirm.2", "confirm.3", "name", "name.2", "other"] as const;
@@ -205,6 +250,13 @@ const draftArb: fc.Arbitrary<Draft> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.constant(ev({ type: "task.cancel" })) },
   { weight: 1, arbitrary: fc.constant(ev({ type: "task.expire" })) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }).map((attempt) => ev({ type: "attempt.claimed", attempt })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ reason: fc.constantFrom("lost", "shutdown", "unserved", "refused" as const), retryable: fc.boolean(), maxAttempts: fc.integer({ min: 1, max: 4 }) })
+      .map((loss) => ev({ type: "attempt.lost", ...loss })),
+  },
 );
 
 function ev(event: Unstamped): Draft {

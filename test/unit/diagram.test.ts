@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createMachine } from "xstate";
 import { taskMachine } from "../../machines/task.machine.ts";
 import { toMermaid } from "../../scripts/diagram.ts";
-import { TASK_EVENT_TYPES } from "../../src/tasks/testing/chart-paths.ts";
+import { ATTEMPT_EVENT_TYPES, TASK_EVENT_TYPES } from "../../src/tasks/testing/chart-paths.ts";
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 
@@ -39,7 +39,7 @@ describe("docs/task-lifecycle", () => {
       [...text.matchAll(/ : (.+)$/gm)].flatMap((m) => m[1]!.split("<br/>").map((label) => label.split(" ")[0])),
     );
     expect(events).toStrictEqual(
-      new Set(TASK_EVENT_TYPES),
+      new Set([...TASK_EVENT_TYPES, ...ATTEMPT_EVENT_TYPES]),
     );
   });
 

@@ -7,6 +7,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const LIMIT = 300;
 /** Cohesive files allowed past the limit, each with the reason it stays one file. */
 const EXCEPTIONS: Record<string, string> = {
+  "machines/task.machine.ts": "the one task chart: its states, events, guards and actions are one statechart definition",
   "src/tasks/task-table.ts": "one off-heap data structure: its ring, index, byte chunks and owner counts share one record layout",
 };
 

@@ -68,8 +68,11 @@ export function getModelPaths(options: ModelPathOptions = {}): ModelPath[] {
   return paths.map(toModelPath);
 }
 
+/** The events a model path holds: an instance claiming or losing a run is never one of them. */
+type ModelEventType = Exclude<TaskEvent["type"], "attempt.claimed" | "attempt.lost">;
+
 /** Who makes each kind of event. */
-const MAKER: Readonly<Record<TaskEvent["type"], ModelStep["by"]>> = {
+const MAKER: Readonly<Record<ModelEventType, ModelStep["by"]>> = {
   "status.update": "tool",
   "input.request": "tool",
   "work.done": "tool",
@@ -86,7 +89,7 @@ function toModelPath(events: TaskEvent[]): ModelPath {
   let snapshot = initialTransition(taskMachine, MODEL_INPUT)[0];
   const steps = events.map((event) => {
     snapshot = transition(taskMachine, snapshot, event)[0];
-    return { by: MAKER[event.type], event, status: snapshot.value as TaskStateValue };
+    return { by: MAKER[event.type as ModelEventType], event, status: snapshot.value as TaskStateValue };
   });
   return { name: describePath(events), steps, final: snapshot.value as TaskStateValue };
 }
