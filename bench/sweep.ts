@@ -2,7 +2,7 @@
 // O(expired) means the time follows E and does not follow L.
 //   node --expose-gc --import tsx bench/sweep.ts [--quick] [--json]
 // Tasks are created through tools/call (in-process app.fetch). Expiry needs time to pass, so the
-// store is given a controllable clock through mcpTasks' `~now` hook (internal, meant for tests):
+// store is given a controllable clock through mcpTasks' `clock` option:
 // E tasks (finished, or still working, which expiry then fails) are created at t = 0, L at t = 30 s, and the sweep runs at t = 60 s with ttlMs = 60 s.
 import { parseArgs } from "node:util";
 import type { MemoryTaskStore } from "h3-mcp/tasks";
@@ -57,7 +57,7 @@ const results: SweepCase[] = [];
 /** One fresh store: E tasks at t = 0, L at t = TTL / 2, then sweeps at t = TTL + 1. */
 async function measure(expired: number, live: number, kind: Case[2]) {
   let clock = 0;
-  const { app, tasks } = createBenchApp({ ttlMs: TTL, "~now": () => clock });
+  const { app, tasks } = createBenchApp({ ttlMs: TTL, clock: { now: () => clock } });
   const store = tasks.store as MemoryTaskStore;
   await fillTasks(app, expired, undefined, kind === "finished" ? requests.createTask() : requests.hangTask());
   clock = TTL / 2;

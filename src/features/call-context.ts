@@ -1,12 +1,14 @@
 import type { H3Event } from "h3";
-import type { McpContext } from "./request-context.ts";
+import type { HandlerMount, RequestContext } from "./request-context.ts";
 import type { CompiledServer } from "./compiled-server.ts";
 import type { JsonObject } from "../protocol/types.ts";
 
 /** Everything a method implementation needs about the call it serves. */
 export interface MethodCall {
   event: H3Event;
-  ctx: McpContext;
+  ctx: RequestContext;
+  /** The handler serving the call, as prepared at mount: its hooks, its auth guard, its request-state signer. */
+  mount: HandlerMount;
   /** The server options this request is served with, compiled. */
   server: CompiledServer;
   /** The params to serve: the request's, or a legacy retry's with the client's answers added. */
@@ -14,6 +16,6 @@ export interface MethodCall {
 }
 
 /** Verifies a `requestState` the client echoed and keeps its state for `mcpRequestState`. */
-export function verifyRequestState({ ctx, params }: MethodCall): void {
-  if (params.requestState !== undefined) ctx["~requestState"] = ctx["~mount"].signer.verify(ctx, params.requestState);
+export function verifyRequestState({ ctx, mount, params }: MethodCall): void {
+  if (params.requestState !== undefined) ctx.requestState = mount.signer.verify(ctx, params.requestState);
 }

@@ -17,15 +17,15 @@ import { isThenable } from "../utils/is-thenable.ts";
  * result without a promise; anything asynchronous on the way makes it one.
  */
 export function callTool(call: MethodCall): JsonObject | Promise<JsonObject> {
-  const { event, ctx, server, params } = call;
-  const hooks = ctx["~mount"].hooks;
+  const { event, ctx, mount, server, params } = call;
+  const hooks = mount.hooks;
   const name = params.name;
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name");
   const tool = server.tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
-  ctx["~target"] = name;
+  ctx.target = name;
   // The name is the body's (a modern request's Mcp-Name header was already checked against it).
-  requireOperationScopes(ctx["~mount"].auth, ctx.auth, tool.def.scopes);
+  requireOperationScopes(mount.auth, ctx.auth, tool.def.scopes);
   if (tool.def.execution?.taskSupport === "required") {
     const refused = requiredTaskRefusal(event, name);
     if (refused) throw refused;
@@ -41,7 +41,7 @@ export function callTool(call: MethodCall): JsonObject | Promise<JsonObject> {
   const args = validateNow(tool.inputSchema, rawArgs, `arguments for tool ${name}`);
 
   // A task this call creates finishes its result through the same path as the call itself.
-  ctx["~tool"] = tool;
+  ctx.tool = tool;
   const run: () => JsonObject | Promise<JsonObject> = isThenable(args)
     ? () => Promise.resolve(args).then((a) => invoke(event, tool, a))
     : () => invoke(event, tool, args);

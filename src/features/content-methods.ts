@@ -8,13 +8,13 @@ import { validateOrThrow } from "../protocol/schema.ts";
 import type { JsonObject } from "../protocol/types.ts";
 
 export async function getPrompt(call: MethodCall): Promise<JsonObject> {
-  const { event, server, params, ctx } = call;
+  const { event, server, params, ctx, mount } = call;
   const name = params.name;
   if (typeof name !== "string") throw invalidParams("prompts/get needs params.name");
   const prompt = server.prompts.get(name);
   if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
-  ctx["~target"] = name;
-  requireOperationScopes(ctx["~mount"].auth, ctx.auth, prompt.def.scopes);
+  ctx.target = name;
+  requireOperationScopes(mount.auth, ctx.auth, prompt.def.scopes);
   verifyRequestState(call);
   const args = await validateOrThrow(prompt.arguments, assertPromptArguments(params.arguments), `arguments for prompt ${name}`);
   const result = toPromptResult(await prompt.def.handler(event, args as never));
@@ -26,8 +26,8 @@ export async function getPrompt(call: MethodCall): Promise<JsonObject> {
 const PRIVATE = { cacheScope: "private" } as const;
 
 export async function readResource(call: MethodCall): Promise<JsonObject> {
-  const { event, server, params, ctx } = call;
-  const guard = ctx["~mount"].auth;
+  const { event, server, params, ctx, mount } = call;
+  const guard = mount.auth;
   const uri = params.uri;
   if (typeof uri !== "string") throw invalidParams("resources/read needs params.uri");
   let value: unknown;
@@ -71,7 +71,7 @@ export async function readResource(call: MethodCall): Promise<JsonObject> {
 
 const MAX_COMPLETIONS = 100;
 
-export async function complete({ event, server, params, ctx }: MethodCall): Promise<JsonObject> {
+export async function complete({ event, server, params, ctx, mount }: MethodCall): Promise<JsonObject> {
   const ref = params.ref as JsonObject | undefined;
   const argument = params.argument as JsonObject | undefined;
   if (!ref || typeof ref !== "object" || !argument || typeof argument.name !== "string") {
@@ -83,13 +83,13 @@ export async function complete({ event, server, params, ctx }: MethodCall): Prom
     if (typeof ref.name !== "string") throw invalidParams("ref.name must be a string");
     const prompt = server.prompts.get(ref.name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
-    requireOperationScopes(ctx["~mount"].auth, ctx.auth, prompt.def.scopes);
+    requireOperationScopes(mount.auth, ctx.auth, prompt.def.scopes);
     completers = prompt.def.complete;
   } else if (ref.type === "ref/resource") {
     if (typeof ref.uri !== "string") throw invalidParams("ref.uri must be a string");
     const template = server.templates.find((t) => t.def.uriTemplate === ref.uri);
     if (!template && !server.resources.has(ref.uri)) throw invalidParams("Resource not found", { uri: ref.uri });
-    requireOperationScopes(ctx["~mount"].auth, ctx.auth, (template?.def ?? server.resources.get(ref.uri))?.scopes);
+    requireOperationScopes(mount.auth, ctx.auth, (template?.def ?? server.resources.get(ref.uri))?.scopes);
     completers = template?.def.complete;
   } else {
     throw invalidParams("ref.type must be ref/prompt or ref/resource");

@@ -148,8 +148,21 @@ export interface McpExtensionPlugin extends McpPlugin {
   methods?: Record<string, McpPluginMethod>;
   /** Filters the plugin adds to `subscriptions/listen`. */
   listen?: ListenFilter[];
-  /** @internal Offered the handler's change hub at mount (a shared task store bridges it between instances). */
-  "~attachHub"?: (hub: Hub) => void;
+}
+
+const hubWatchers = new WeakMap<McpExtensionPlugin, (hub: Hub) => void>();
+
+/**
+ * Asks that `plugin` be offered the change hub of each handler it is installed in, at mount (a shared task
+ * store bridges announcements between instances through it). Kept beside the plugin, not on its public type.
+ */
+export function watchHub(plugin: McpExtensionPlugin, attach: (hub: Hub) => void): void {
+  hubWatchers.set(plugin, attach);
+}
+
+/** Offers `hub` to the plugin, if it asked for it (`watchHub`). */
+export function offerHub(plugin: McpExtensionPlugin, hub: Hub): void {
+  hubWatchers.get(plugin)?.(hub);
 }
 
 /** Whether a plugin is an MCP extension (it has an `id`), rather than hooks only. */

@@ -54,24 +54,31 @@ export interface McpContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Sends `notifications/message` when the request asked for logs at this level or below; otherwise a no-op. */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
-  /** @internal The handler serving this request, as prepared at mount. */
-  "~mount": HandlerMount;
-  /** @internal The state a verified `requestState` carried back (see `mcpRequestState`). */
-  "~requestState"?: unknown;
-  /** @internal The tool a `tools/call` runs, once found. */
-  "~tool"?: CompiledTool;
+}
+
+/**
+ * The context a request is served with, as the layers inside h3-mcp see it: the public `McpContext` plus what
+ * the transport owns for the request. Its implementation lives in the transport; no package entry exports it.
+ */
+export interface RequestContext extends McpContext {
+  /** The handler serving this request, as prepared at mount. */
+  readonly mount: HandlerMount;
+  /** The state a verified `requestState` carried back (see `mcpRequestState`). */
+  requestState?: unknown;
+  /** The tool a `tools/call` runs, once found. */
+  tool?: CompiledTool;
   /**
-   * @internal The tool or prompt this request names, once found among those served: telemetry names a request
-   * by it only then, since a name the client made up is not a low-cardinality name.
+   * The tool or prompt this request names, once found among those served: telemetry names a request by it
+   * only then, since a name the client made up is not a low-cardinality name.
    */
-  "~target"?: string;
+  target?: string;
   /**
-   * @internal This request's answer became a task: progress and logs are refused from now on (a task
-   * reports through `task.update`). What the handler reported before still goes out, ahead of the handle.
+   * Marks this request's answer as a task: progress and logs are refused from now on (a task reports
+   * through `task.update`). What the handler reported before still goes out, ahead of the handle.
    */
-  "~becameTask"(): void;
-  /** @internal Whether the client already went away, told without making the signal (most requests never need it). */
-  "~gone"(): boolean;
+  becameTask(): void;
+  /** Whether the client already went away, told without making the signal (most requests never need it). */
+  gone(): boolean;
 }
 
 declare module "h3" {
@@ -128,6 +135,14 @@ export function mcpResourceUpdated(event: H3Event, uri: string): void {
   serverHub(event).publish({ kind: "resource_updated", uri });
 }
 
+/**
+ * The request context of the request being served, with what the transport owns. Every context on an event
+ * is made by the transport as a `RequestContext`, so the narrowing holds.
+ */
+export function getRequestContext(event: H3Event): RequestContext {
+  return getMcpContext(event) as RequestContext;
+}
+
 function serverHub(event: H3Event): Hub {
-  return getMcpContext(event)["~mount"].hub;
+  return getRequestContext(event).mount.hub;
 }

@@ -1,7 +1,7 @@
 // The user-facing task calls. They live in the core so `mcpTask` can be imported from "h3-mcp"
 // too, yet they only look up the tasks plugin on the request: the core never loads it.
 import type { H3Event } from "h3";
-import { getMcpContext, type McpContext } from "./request-context.ts";
+import { getMcpContext, getRequestContext, type McpContext } from "./request-context.ts";
 import { ErrorCode, McpJsonRpcError, missingCapability } from "../protocol/errors.ts";
 import type { InputAnswers, InputRequest } from "./mrtr/input-requests.ts";
 import type { McpExtensionPlugin } from "./extension-plugin.ts";
@@ -36,11 +36,21 @@ export interface McpTaskOptions {
   run(task: McpTaskContext): Promise<CallToolResult | string> | CallToolResult | string;
 }
 
-/** @internal What the tasks plugin offers these calls. */
-export interface TaskCapablePlugin extends McpExtensionPlugin {
-  "~createTask"(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult>;
+/**
+ * What the tasks plugin offers these calls. It is registered against the plugin object (`offerTasks`) rather
+ * than carried on the plugin's public type.
+ */
+export interface TaskCreator {
+  createTask(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult>;
   /** The plugin's own refusal for this request (a full store, a Worker that cannot keep a run alive), or undefined when it can create a task. */
-  "~refusal"(event: H3Event): McpJsonRpcError | undefined;
+  refusal(event: H3Event): McpJsonRpcError | undefined;
+}
+
+const creators = new WeakMap<McpExtensionPlugin, TaskCreator>();
+
+/** Makes `plugin` the one `mcpTask` and `canCreateTask` ask, on every request it is enabled for. */
+export function offerTasks(plugin: McpExtensionPlugin, creator: TaskCreator): void {
+  creators.set(plugin, creator);
 }
 
 /**
@@ -68,7 +78,7 @@ export function canCreateTask(event: H3Event): boolean {
 export function mcpTask(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult> {
   const why = whyNoTask(event);
   if (why) throw refusalError(event, why);
-  return tasksPlugin(event)!["~createTask"](event, options);
+  return tasksPlugin(event)!.createTask(event, options);
 }
 
 /**
@@ -114,23 +124,24 @@ function tasksUndeclared(): McpJsonRpcError {
 /** Why no task: a cheap tag, so that `canCreateTask` builds no error object. */
 type Refusal = "legacy" | "not-installed" | "not-enabled" | "method" | "undeclared" | "gone" | "plugin";
 
-function tasksPlugin(event: H3Event): TaskCapablePlugin | undefined {
-  return getMcpContext(event).extensions.get(TASKS_EXTENSION) as TaskCapablePlugin | undefined;
+function tasksPlugin(event: H3Event): TaskCreator | undefined {
+  const plugin = getMcpContext(event).extensions.get(TASKS_EXTENSION);
+  return plugin && creators.get(plugin);
 }
 
 function whyNoTask(event: H3Event): Refusal | undefined {
-  const ctx = getMcpContext(event);
+  const ctx = getRequestContext(event);
   if (ctx.era !== "modern") return "legacy";
   const plugin = tasksPlugin(event);
   if (!plugin) {
-    const installed = ctx["~mount"].plugins.some((p) => p.id === TASKS_EXTENSION);
+    const installed = ctx.mount.plugins.some((p) => p.id === TASKS_EXTENSION);
     return installed ? "not-enabled" : "not-installed";
   }
   if (ctx.method !== "tools/call") return "method";
   if (!declaresTasks(ctx)) return "undeclared";
   // A task for a caller that already went away would hold a slot for its whole ttl with nobody to poll it.
-  if (ctx["~gone"]()) return "gone";
-  return plugin["~refusal"](event) ? "plugin" : undefined;
+  if (ctx.gone()) return "gone";
+  return plugin.refusal(event) ? "plugin" : undefined;
 }
 
 function refusalError(event: H3Event, why: Refusal): McpJsonRpcError {
@@ -152,6 +163,6 @@ function refusalError(event: H3Event, why: Refusal): McpJsonRpcError {
     case "gone":
       return internal("The client went away before the task was created");
     case "plugin":
-      return tasksPlugin(event)!["~refusal"](event) ?? internal("No task can be created for this request");
+      return tasksPlugin(event)!.refusal(event) ?? internal("No task can be created for this request");
   }
 }

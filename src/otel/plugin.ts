@@ -16,7 +16,7 @@ import {
 } from "@opentelemetry/api";
 import type { H3Event } from "h3";
 import type { McpPlugin } from "../features/extension-plugin.ts";
-import { getMcpContext, type McpContext } from "../features/request-context.ts";
+import { getRequestContext, type McpContext } from "../features/request-context.ts";
 import { McpJsonRpcError } from "../protocol/errors.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { isThenable } from "../utils/is-thenable.ts";
@@ -73,7 +73,7 @@ export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlug
   return {
     name: "opentelemetry",
     wrapRequest(event, next) {
-      const ctx = getMcpContext(event);
+      const ctx = getRequestContext(event);
       const method = ctx.method;
       const params = ctx.params;
       const named = method === "tools/call" || method === "prompts/get" ? params.name : undefined;
@@ -95,7 +95,7 @@ export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlug
       // server serves. A name it does not serve leaves the span (which keeps it as an attribute) and the metric
       // named by the method alone.
       const settled = (): Operation => {
-        if (target === undefined || ctx["~target"] === target) {
+        if (target === undefined || ctx.target === target) {
           if (!operation.kept) operations.keep(method, target, version, operation);
           return operation;
         }

@@ -18,7 +18,7 @@
 // Imports: every layer below (transport/, features/, protocol/, utils/) and machines/; nothing imports it
 // but this entry, so the core never loads it.
 export { mcpTasks } from "./plugin.ts";
-export type { McpTasksOptions, McpTasksPlugin } from "./plugin.ts";
+export type { McpTasksClock, McpTasksOptions, McpTasksPlugin } from "./plugin.ts";
 export type { TaskRuntimeStats } from "./runtime.ts";
 // Where a named run's attempts execute (docs/executors.md): the seam an executor implements.
 export type { DrainReport, TaskAttempt, TaskExecution, TaskExecutionHost, TaskExecutor } from "./executor.ts";

@@ -1,11 +1,11 @@
 import type { H3Event } from "h3";
 import type { InspectionEvent, Observer } from "xstate";
 import { fromHttpError, internalError, McpUsageError } from "../protocol/errors.ts";
-import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
-import { getMcpContext, type McpContext } from "../features/request-context.ts";
+import { watchHub, type McpExtensionPlugin } from "../features/extension-plugin.ts";
+import { getMcpContext, getRequestContext } from "../features/request-context.ts";
 import type { PluginHooks } from "../features/hooks.ts";
 import type { TaskHooks } from "./run-hooks.ts";
-import { TASKS_EXTENSION, type TaskCapablePlugin } from "../features/task-api.ts";
+import { offerTasks, TASKS_EXTENSION } from "../features/task-api.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { newTaskId } from "../utils/task-id.ts";
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
@@ -52,13 +52,25 @@ export interface McpTasksOptions<S extends TaskStore = TaskStore> {
    * implementation of `TaskStore` will do (docs/task-stores.md); each `mcpTasks()` needs its own.
    */
   store?: S;
-  /** @internal Clock and id source, replaceable in tests. */
-  "~now"?: () => number;
-  "~newId"?: () => string;
+  /**
+   * Where task times come from (creation, `lastUpdatedAt`, expiry). Default: the system clock. Give your own to
+   * test expiry without waiting: every time the extension reads goes through `clock.now()`.
+   */
+  clock?: McpTasksClock;
+  /**
+   * Makes the ids of new tasks. Default: random UUIDs. For tests that need ids known in advance; whatever it
+   * returns must be unique, and unguessable unless every task is bound to its caller (`bind`).
+   */
+  newTaskId?: () => string;
+}
+
+/** A source of the current time, in epoch milliseconds. */
+export interface McpTasksClock {
+  now(): number;
 }
 
 /** The installed plugin, with its store and its runtime's figures reachable for tests and tooling. */
-export type McpTasksPlugin<S extends TaskStore = TaskStore> = TaskCapablePlugin & { readonly store: S; readonly stats: TaskRuntimeStats };
+export type McpTasksPlugin<S extends TaskStore = TaskStore> = McpExtensionPlugin & { readonly store: S; readonly stats: TaskRuntimeStats };
 
 /**
  * The tasks extension (`io.modelcontextprotocol/tasks`). Installing it is what serves it.
@@ -67,7 +79,8 @@ export type McpTasksPlugin<S extends TaskStore = TaskStore> = TaskCapablePlugin 
  * defineMcpHandler(options, { plugins: [mcpTasks({ ttlMs: 60_000 })] });
  */
 export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTasksOptions<S> = {}): McpTasksPlugin<S> {
-  const now = options["~now"] ?? Date.now;
+  const clock = options.clock;
+  const now = clock ? () => clock.now() : Date.now;
   // Each goes on the wire (or bounds what does) as an integer: anything else is refused here, not sent.
   const max = positiveInteger("max", options.max ?? 1000);
   const maxPerOwner = options.maxPerOwner === undefined ? Infinity : positiveInteger("maxPerOwner", options.maxPerOwner);
@@ -84,7 +97,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
     ttlMs,
     pollIntervalMs,
     now,
-    newId: options["~newId"] ?? newTaskId,
+    newId: options.newTaskId ?? newTaskId,
     bound: bind !== undefined,
     inspect: options.inspect,
   });
@@ -101,24 +114,26 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
     get stats() {
       return runtime.stats;
     },
-    "~createTask"(event, task) {
+  };
+  offerTasks(plugin, {
+    createTask(event, task) {
       if (!task || typeof task.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function");
       const owner = ownerOf(event);
       // A setup mistake, like a `bind` that throws: the client gets a plain -32603, `onError` the reason.
       if (owner === undefined) throw internalError(unkeyableOwner());
-      const ctx = getMcpContext(event);
-      const hooks = mountHooks(ctx);
+      const ctx = getRequestContext(event);
+      const hooks = ctx.mount.hooks;
       const fromPlugins = hooks.taskOrigin;
       const carried = fromPlugins
         ? originOf((e) => mergeOrigins(origin?.(e), fromPlugins(e)), event)
         : origin && originOf(origin, event);
       return runtime.create(owner, ctx, task, () => keepAliveFor(event), carried, taskHooks(hooks, event));
     },
-    "~refusal"(event) {
+    refusal(event) {
       return capRefusal(event) ?? keepAliveRefusal(event);
     },
-    ...(store.relayAnnouncements && { "~attachHub": (hub) => store.relayAnnouncements!(hub) }),
-  };
+  });
+  if (store.relayAnnouncements) watchHub(plugin, (hub) => store.relayAnnouncements!(hub));
 
   /**
    * A store that can tell synchronously (in memory) refuses here exactly when creating would; a shared
@@ -174,11 +189,6 @@ function callBind(bind: (event: H3Event) => unknown, event: H3Event): unknown {
   } catch (error) {
     throw fromHttpError(error) ?? internalError(error);
   }
-}
-
-/** The hooks of the handler serving this request. */
-function mountHooks(ctx: McpContext): PluginHooks {
-  return ctx["~mount"].hooks;
 }
 
 /** The task hooks of the handler's plugins; undefined when none has one (the run then goes straight). */

@@ -3,7 +3,7 @@
 // run only reports (through `dispatch`); the runtime observes the actor and the run observes the task
 // (`LocalTask.watch`): neither calls into the other.
 import type { TaskEvent } from "../../machines/task.machine.ts";
-import type { McpContext } from "../features/request-context.ts";
+import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskOptions } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
 import type { CreateTaskResult } from "../protocol/types.ts";
@@ -71,7 +71,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
     return capRefusal(this.options.limits, outcome);
   }
 
-  create(owner: string, ctx: McpContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult> {
+  create(owner: string, ctx: RequestContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult> {
     const { options, store } = this;
     const id = options.newId();
     const at = this.now();
@@ -80,7 +80,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
     const expiresAt = options.ttlMs === null ? Infinity : at + options.ttlMs;
     const begin = (outcome: CreateOutcome): CreateTaskResult => {
       if (outcome !== "created") throw this.refusal(outcome);
-      ctx["~becameTask"]();
+      ctx.becameTask();
       const entry = new LocalTask(id, owner, expiresAt, actor, snapshot);
       this.local.add(entry);
       entry.observer = (next) => this.observe(entry, next);
@@ -89,7 +89,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
       actor.subscribe(entry.observer);
       actor.start();
       const handle = toCreateTaskResult(snapshot);
-      const ran = startTaskRun(run, task.run, entry, ctx["~tool"], origin, hooks);
+      const ran = startTaskRun(run, task.run, entry, ctx.tool, origin, hooks);
       // A run that ended in this call (and a store that recorded it at once) leaves nothing to keep alive.
       // Otherwise the request's waitUntil gets the work it set going (see `untilIdle`), so a platform that
       // ends work with the response (Workers) lets the run go on.

@@ -4,7 +4,7 @@
 // transition of the stored snapshot, written by compare-and-set, then told to the actor). What both do
 // alike is runtime-base.ts; small helpers are runtime-parts.ts.
 import type { InspectionEvent, Observer } from "xstate";
-import type { McpContext } from "../features/request-context.ts";
+import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskOptions } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
 import type { CreateTaskResult } from "../protocol/types.ts";
@@ -54,7 +54,7 @@ export interface TaskRuntime {
    * Creates the actor, stores the task, starts its run, and returns the handle (already retrievable).
    * `keepAlive` gives the request's waitUntil, asked for only when the run goes on after this call.
    */
-  create(owner: string, ctx: McpContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult>;
+  create(owner: string, ctx: RequestContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult>;
   /** The task if it exists, is not expired and belongs to `owner`. */
   get(id: string, owner: string): MaybePromise<TaskRecord | undefined>;
   /**

@@ -6,7 +6,7 @@ import { handleLegacy, handleLegacyStream } from "./legacy.ts";
 import { deliverResponse } from "./legacy-input.ts";
 import { handleModern, type JsonRpcMessage } from "./modern.ts";
 import { reportUnexpected, staticExtensions, type Mount } from "./mount.ts";
-import { isExtension, type McpExtensionPlugin, type McpPlugin } from "../features/extension-plugin.ts";
+import { isExtension, offerHub, type McpExtensionPlugin, type McpPlugin } from "../features/extension-plugin.ts";
 import { composeHooks } from "../features/hooks.ts";
 import { createRequestStateSigner, type RequestStateOptions } from "../features/mrtr/request-state-signer.ts";
 import { createOriginCheck, type OriginPolicy } from "./security.ts";
@@ -67,9 +67,16 @@ export type McpHandler = EventHandlerWithFetch & {
   replace(items: McpListItems): void;
   /** Stops serving the named tools and prompts, resources by URI and templates by `uriTemplate`. */
   remove(keys: McpListKeys): void;
-  /** @internal */
-  "~mount": Mount;
 };
+
+const mounts = new WeakMap<McpHandler, Mount>();
+
+/** What `handler` prepared at mount, for tests and tooling inside the package (no package entry exports it). */
+export function mountOf(handler: McpHandler): Mount {
+  const mount = mounts.get(handler);
+  if (!mount) throw new TypeError("Not a handler made by defineMcpHandler");
+  return mount;
+}
 
 const CORE_NAME_PARAMS: [string, string][] = [
   ["tools/call", "name"],
@@ -123,7 +130,7 @@ export function defineMcpHandler(
     auth: config.auth,
   };
   if (!config.auth && typeof options !== "function") assertScopesGuarded(options);
-  for (const plugin of plugins) plugin["~attachHub"]?.(mount.hub);
+  for (const plugin of plugins) offerHub(plugin, mount.hub);
   const checkOrigin = createOriginCheck(config);
   const maxBody = config.maxBodySize ?? DEFAULT_MAX_BODY;
 
@@ -177,7 +184,7 @@ export function defineMcpHandler(
     for (const stream of [...mount.streams]) stream.end();
     mount.sessions.closeStreams();
   };
-  handler["~mount"] = mount;
+  mounts.set(handler, mount);
   return handler;
 }
 

@@ -3,7 +3,7 @@
 // POSTs back, and runs the method again with them as `inputResponses` — the same handler code
 // serves both eras.
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
-import type { RequestContext } from "./request.ts";
+import type { TransportContext } from "./request.ts";
 import type { LegacySession } from "./sessions.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { describeThrown } from "../utils/describe.ts";
@@ -13,7 +13,7 @@ const ANSWER_TIMEOUT_MS = 10 * 60_000;
 let nextId = 0;
 
 export async function withInputBridge(
-  ctx: RequestContext,
+  ctx: TransportContext,
   session: LegacySession,
   run: () => Promise<JsonObject>,
 ): Promise<JsonObject> {
@@ -42,7 +42,7 @@ export function deliverResponse(session: LegacySession, message: JsonObject): bo
 // --- Internal ---
 
 async function askClient(
-  ctx: RequestContext,
+  ctx: TransportContext,
   session: LegacySession,
   requests: Record<string, { method: string; params: JsonObject }>,
 ): Promise<JsonObject> {
@@ -66,7 +66,7 @@ async function askClient(
             reject(new McpJsonRpcError(ErrorCode.InternalError, `The client refused ${request.method}: ${describeThrown(response.error.message)}`));
           } else resolve(response.result);
         });
-        if (!ctx["~send"](JSON.stringify({ jsonrpc: "2.0", id, method: request.method, params: request.params }))) {
+        if (!ctx.send(JSON.stringify({ jsonrpc: "2.0", id, method: request.method, params: request.params }))) {
           done();
           reject(new McpJsonRpcError(ErrorCode.InternalError, "Cannot ask the client for input on this request"));
         }

@@ -54,7 +54,7 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
     sessionLogLevel: session.logLevel,
   });
   // A legacy retry carries the client's answers in ctx.params, so each round builds its call afresh.
-  const call = (): MethodCall => ({ event, ctx, server, params: ctx.params });
+  const call = (): MethodCall => ({ event, ctx, mount, server, params: ctx.params });
   const bridged = (fn: (call: MethodCall) => JsonObject | Promise<JsonObject>) => withInputBridge(ctx, session, async () => fn(call())).then(toLegacyResult);
   const run = (): JsonObject | Promise<JsonObject> => {
     if (!serves(server, msg.method)) throw methodNotFound(msg.method);

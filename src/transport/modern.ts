@@ -93,7 +93,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
   });
 
   if (pluginMethod) return respond(ctx, hooked(event, ctx, () => pluginAnswer(method, pluginMethod.method.handler(event, params))), "modern");
-  const call: MethodCall = { event, ctx, server, params };
+  const call: MethodCall = { event, ctx, mount, server, params };
   if (!serves(server, method)) throw methodNotFound(method);
   switch (method) {
     case "server/discover": {

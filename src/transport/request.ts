@@ -1,7 +1,7 @@
 // One MCP request's life: its context, its optional SSE stream for progress and logs, and the
 // turn of a handler's value (or throw) into a Response.
 import type { H3Event } from "h3";
-import type { HandlerMount, McpContext } from "../features/request-context.ts";
+import type { HandlerMount, McpContext, RequestContext } from "../features/request-context.ts";
 import { internalError, invalidParams, type McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
 import { reportUnexpected } from "./mount.ts";
 import type { JsonObject, LoggingLevel } from "../protocol/types.ts";
@@ -32,15 +32,16 @@ export type RequestInit = Pick<
   resultMeta?: ResultMeta;
 };
 
-export type RequestContext = McpContext & {
-  readonly "~resultMeta"?: ResultMeta;
-  "~channel"?: Channel;
-  "~abort"(reason: unknown): void;
+/** A request's context with what only the transport uses: its result `_meta`, its stream, its abort. */
+export interface TransportContext extends RequestContext {
+  readonly resultMeta?: ResultMeta;
+  readonly channel?: Channel;
+  abort(reason: unknown): void;
   /** Puts a message on this request's stream (opening it); false when the request cannot stream. */
-  "~send"(message: string): boolean;
+  send(message: string): boolean;
   /** Hands an unexpected error to the handler's `onError`; returns the error. */
-  "~report"(error: unknown): unknown;
-};
+  report(error: unknown): unknown;
+}
 
 /** The part of srvx's Node runtime context the signal reads. */
 interface NodeRuntime {
@@ -55,7 +56,7 @@ interface Channel {
 }
 
 /** Builds the context for one request and attaches it to the event. */
-export function createRequestContext(event: H3Event, init: RequestInit): RequestContext {
+export function createRequestContext(event: H3Event, init: RequestInit): TransportContext {
   const token = init.meta.progressToken;
   if (token !== undefined && typeof token !== "string" && !Number.isSafeInteger(token)) {
     throw invalidParams("progressToken must be a string or an integer");
@@ -69,7 +70,7 @@ export function createRequestContext(event: H3Event, init: RequestInit): Request
 
 // A class rather than an object literal: its methods live on the prototype, so a request
 // allocates one object instead of one closure per method.
-class Context implements RequestContext {
+class Context implements TransportContext {
   readonly era: RequestContext["era"];
   readonly protocolVersion: string;
   readonly clientCapabilities: RequestContext["clientCapabilities"];
@@ -82,12 +83,12 @@ class Context implements RequestContext {
   sessionId: string | undefined;
   readonly extensions: RequestContext["extensions"];
   readonly auth: RequestContext["auth"];
-  readonly "~mount": HandlerMount;
-  "~requestState"?: unknown;
-  readonly "~channel": Channel | undefined;
-  "~tool": RequestContext["~tool"] = undefined;
-  "~target": string | undefined = undefined;
-  readonly "~resultMeta": ResultMeta | undefined;
+  readonly mount: HandlerMount;
+  requestState?: unknown;
+  readonly channel: Channel | undefined;
+  tool: RequestContext["tool"] = undefined;
+  target: string | undefined = undefined;
+  readonly resultMeta: ResultMeta | undefined;
   #event: H3Event;
   #task = false;
   #minLog: number;
@@ -106,13 +107,13 @@ class Context implements RequestContext {
     this.sessionId = init.sessionId;
     this.extensions = init.extensions;
     this.auth = init.auth;
-    this["~mount"] = init.mount;
-    this["~resultMeta"] = init.resultMeta;
+    this.mount = init.mount;
+    this.resultMeta = init.resultMeta;
     this.#event = event;
     this.#minLog = minLog;
     // Legacy requests may need their stream for server-to-client requests, so they always get one.
     const streams = init.meta.progressToken !== undefined || minLog >= 0 || init.era === "legacy";
-    this["~channel"] = streams ? { frames: [], done: false } : undefined;
+    this.channel = streams ? { frames: [], done: false } : undefined;
   }
 
   get signal(): AbortSignal {
@@ -137,7 +138,7 @@ class Context implements RequestContext {
     return this.#abort.signal;
   }
 
-  "~gone"(): boolean {
+  gone(): boolean {
     if (this.#abort) return this.#abort.signal.aborted;
     const res = (this.#event.runtime as NodeRuntime | undefined)?.node?.res;
     if (res) return res.destroyed && !res.writableEnded;
@@ -163,29 +164,29 @@ class Context implements RequestContext {
     this.#push(toNotificationMessage("notifications/message", params));
   }
 
-  "~becameTask"(): void {
+  becameTask(): void {
     this.#task = true;
   }
 
-  "~send"(message: string): boolean {
-    const channel = this["~channel"];
+  send(message: string): boolean {
+    const channel = this.channel;
     if (!channel || channel.done) return false;
     this.#push(message);
     return true;
   }
 
-  "~report"(error: unknown): unknown {
-    return reportUnexpected(this["~mount"], error, this.#event);
+  report(error: unknown): unknown {
+    return reportUnexpected(this.mount, error, this.#event);
   }
 
-  "~abort"(reason: unknown): void {
+  abort(reason: unknown): void {
     // Create the controller if nobody read the signal yet, so late readers see the abort too.
     void this.signal;
     this.#abort!.abort(reason);
   }
 
   #push(message: string): void {
-    const channel = this["~channel"];
+    const channel = this.channel;
     if (!channel || channel.done) return;
     const frame = sseFrame(message);
     if (channel.controller) channel.controller.enqueue(frame);
@@ -201,12 +202,12 @@ class Context implements RequestContext {
  * before it finished. A client closing that stream aborts the handler's signal.
  */
 export async function respond(
-  ctx: RequestContext,
+  ctx: TransportContext,
   run: () => unknown,
   era: Era,
   headers?: Record<string, string>,
 ): Promise<WireResponse> {
-  const channel = ctx["~channel"];
+  const channel = ctx.channel;
   let value: unknown;
   try {
     value = run();
@@ -250,8 +251,8 @@ function settle(value: PromiseLike<unknown>): Promise<Settled> {
 /**
  * The one JSON exit of a request: its result or its error. Nothing goes on the request's stream after it.
  */
-function answerWithJson(ctx: RequestContext, ok: boolean, outcome: unknown, era: Era, headers: Record<string, string> | undefined): WireResponse {
-  const channel = ctx["~channel"];
+function answerWithJson(ctx: TransportContext, ok: boolean, outcome: unknown, era: Era, headers: Record<string, string> | undefined): WireResponse {
+  const channel = ctx.channel;
   if (channel) channel.done = true;
   const last = lastMessage(ctx, ok, outcome);
   return typeof last === "string" ? jsonResponse(last, 200, headers) : errorResponse(ctx.requestId, last, era, headers);
@@ -262,19 +263,19 @@ function answerWithJson(ctx: RequestContext, ok: boolean, outcome: unknown, era:
  * instead (the error itself, for the status and headers it answers with), also when the result is not JSON
  * data (a BigInt, a cycle): that is the server's fault, told to `onError` and answered -32603.
  */
-function lastMessage(ctx: RequestContext, ok: boolean, outcome: unknown): string | McpJsonRpcError {
+function lastMessage(ctx: TransportContext, ok: boolean, outcome: unknown): string | McpJsonRpcError {
   if (ok) {
     try {
-      return toResultMessage(ctx.requestId, outcome, ctx["~resultMeta"]);
+      return toResultMessage(ctx.requestId, outcome, ctx.resultMeta);
     } catch (error) {
       outcome = internalError(error);
     }
   }
-  return toJsonRpcError(ctx["~report"](outcome));
+  return toJsonRpcError(ctx.report(outcome));
 }
 
 /** The frames queued so far, then those still to come, then the outcome as the last frame. */
-function answerWithStream(ctx: RequestContext, channel: Channel, outcome: Promise<Settled>, headers: Record<string, string> | undefined): WireResponse {
+function answerWithStream(ctx: TransportContext, channel: Channel, outcome: Promise<Settled>, headers: Record<string, string> | undefined): WireResponse {
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const frame of channel.frames) controller.enqueue(frame);
@@ -290,7 +291,7 @@ function answerWithStream(ctx: RequestContext, channel: Channel, outcome: Promis
     },
     cancel(reason) {
       channel.done = true;
-      ctx["~abort"](reason ?? new Error("Client closed the stream"));
+      ctx.abort(reason ?? new Error("Client closed the stream"));
     },
   });
   return new Response(stream, { status: 200, headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS });

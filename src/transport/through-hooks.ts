@@ -3,19 +3,18 @@
 // plugin has the hook: a handler without one never comes here.
 import type { H3Event } from "h3";
 import type { RequestHooks } from "../features/hooks.ts";
-import type { McpContext } from "../features/request-context.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { RawJson, type WireResponse } from "../protocol/wire.ts";
 import { isThenable } from "../utils/is-thenable.ts";
-import { respond, type RequestContext } from "./request.ts";
+import { respond, type TransportContext } from "./request.ts";
 
 /**
  * `run` inside the plugins' request hooks, or `run` itself when no plugin has one. The hooks see a result
  * prepared as JSON (a finished task) as the object it is.
  */
-export function hooked(event: H3Event, ctx: McpContext, run: () => Answer | Promise<Answer>): () => Answer | Promise<Answer> {
-  const hooks = ctx["~mount"].hooks.request;
+export function hooked(event: H3Event, ctx: TransportContext, run: () => Answer | Promise<Answer>): () => Answer | Promise<Answer> {
+  const hooks = ctx.mount.hooks.request;
   if (!hooks) return run;
   return () =>
     hooks(event, () => {
@@ -28,8 +27,8 @@ export function hooked(event: H3Event, ctx: McpContext, run: () => Answer | Prom
  * A result prepared as JSON at mount (`server/discover`, a list page), answered through the plugins'
  * request hooks: they see it parsed, and it leaves through `respond()` like every other result.
  */
-export function answerPrepared(event: H3Event, ctx: RequestContext, json: string): Promise<WireResponse> {
-  const hooks = ctx["~mount"].hooks.request!;
+export function answerPrepared(event: H3Event, ctx: TransportContext, json: string): Promise<WireResponse> {
+  const hooks = ctx.mount.hooks.request!;
   return respond(ctx, () => hooks(event, () => JSON.parse(json) as JsonObject), ctx.era);
 }
 

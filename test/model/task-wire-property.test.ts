@@ -170,7 +170,7 @@ async function runScenario({ tasks: n, batches }: { tasks: number; batches: Op[]
   };
   const eventsOf = (taskId: string) =>
     [...bySession].filter(([session]) => taskOfSession.get(session) === taskId).flatMap(([, events]) => events);
-  const { app, driver } = drivenTasksApp({ "~now": () => now, ttlMs: null, inspect });
+  const { app, driver } = drivenTasksApp({ clock: { now: () => now }, ttlMs: null, inspect });
 
   const tracked: Tracked[] = await Promise.all(
     Array.from({ length: n }, async () => {

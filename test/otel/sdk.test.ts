@@ -238,7 +238,7 @@ describe("task spans", () => {
 
   it("end failed (an error), cancelled (not one), expired (an error) and as a tool error", async () => {
     let now = Date.now();
-    const app = demo({}, { ttlMs: 60_000, "~now": () => now });
+    const app = demo({}, { ttlMs: 60_000, clock: { now: () => now } });
     const failed = (await call(app, "tools/call", { name: "protocol_error_job" }, { caps })).body.result;
     await until(() => expect(named("execute_tool protocol_error_job")).toHaveLength(1));
     const cancelled = (await call(app, "tools/call", { name: "slow_compute", arguments: { seconds: 30 } }, { caps })).body.result;

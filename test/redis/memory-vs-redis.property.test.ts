@@ -56,11 +56,11 @@ const sequentialIds = () => {
 
 async function runStory(ops: Op[]): Promise<void> {
   let now = Date.UTC(2026, 6, 28, 9, 0);
-  const common = { "~now": () => now, ttlMs: TTL_MS, pollIntervalMs: 500 };
-  const memory = drivenTasksApp({ ...common, "~newId": sequentialIds() });
+  const common = { clock: { now: () => now }, ttlMs: TTL_MS, pollIntervalMs: 500 };
+  const memory = drivenTasksApp({ ...common, newTaskId: sequentialIds() });
   const prefix = `prop-${randomUUID().slice(0, 8)}`;
   const stores: RedisTaskStore[] = [0, 1].map(() => redisTaskStore({ url: redis.url, prefix, leaseMs: 1000, timeoutMs: 1000 }));
-  const shared = drivenTasksApp({ ...common, "~newId": sequentialIds() }, "Queued", stores.map((store) => ({ store })));
+  const shared = drivenTasksApp({ ...common, newTaskId: sequentialIds() }, "Queued", stores.map((store) => ({ store })));
   const tasks: { id: string; home: number; lost: boolean }[] = [];
   const dead = new Set<number>();
   const alive = (k: number) => (dead.has(k) ? 1 - k : k);

@@ -20,6 +20,7 @@ import {
   turns,
 } from "./support.ts";
 import { ownFields } from "../helpers/schemas.ts";
+import { mountOf } from "../../src/transport/handler.ts";
 
 const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
 const askOk = mcpElicit({ message: "Go on?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } });
@@ -40,7 +41,7 @@ function faultApp(options: McpTasksOptions = {}) {
         },
       }),
   });
-  const plugin = mcpTasks({ "~now": clock.read, ttlMs: 60_000, ...options });
+  const plugin = mcpTasks({ clock: { now: clock.read }, ttlMs: 60_000, ...options });
   const handler = defineMcpHandler({ name: "faults", version: "1", tools: [tool] }, { extensionPlugins: [plugin] });
   const { app, escaped } = mountWithEscapeLog(handler);
   const rpc = async (method: string, params: Record<string, unknown>) => {
@@ -227,7 +228,7 @@ describe("a listener disconnects mid-stream", () => {
     await b.close();
     expect(listenStats.open).toBe(openBefore);
     expect(f.plugin.stats.listeners).toBe(0);
-    expect(f.handler["~mount"].hub.size).toBe(0);
+    expect(mountOf(f.handler).hub.size).toBe(0);
   });
 
   it("a listener that goes away before reading its acknowledgement leaves nothing either", async () => {
@@ -239,7 +240,7 @@ describe("a listener disconnects mid-stream", () => {
     await res.body!.cancel();
     expect(listenStats.open).toBe(openBefore);
     expect(f.plugin.stats.listeners).toBe(0);
-    expect(f.handler["~mount"].hub.size).toBe(0);
+    expect(mountOf(f.handler).hub.size).toBe(0);
     expect(resourceGrowth(before, activeResources())).toEqual({});
   });
 });
@@ -263,7 +264,7 @@ describe("a creation burst at the cap", () => {
   it("canCreateTask turns false at the cap, so a tool can fall back to running synchronously", async () => {
     const clock = createClock();
     const tool = defineTool({ name: "t", handler: (e) => (canCreateTask(e) ? mcpTask(e, { run: () => new Promise(() => {}) }) : "ran inline") });
-    const { app } = mountWithEscapeLog(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ max: 3, "~now": clock.read })] }));
+    const { app } = mountWithEscapeLog(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ max: 3, clock: { now: clock.read } })] }));
     const kinds = await Promise.all(
       Array.from({ length: 8 }, async () => (await (await app.fetch(modern("tools/call", { name: "t" }, { caps }))).json()).result.resultType),
     );
@@ -381,8 +382,8 @@ describe("the client drops the connection while an MRTR round is pending", () =>
     const first = await (await app.fetch(modern("tools/call", { name: "greet" }, { caps }))).json();
     expect(shapeIssues(SCHEMAS.inputRequired, first.result)).toBeUndefined();
     // The client goes away here. Nothing is held for it:
-    expect(handler["~mount"].hub.size).toBe(0);
-    expect(handler["~mount"].sessions.size).toBe(0);
+    expect(mountOf(handler).hub.size).toBe(0);
+    expect(mountOf(handler).sessions.size).toBe(0);
     expect(resourceGrowth(before, activeResources())).toEqual({});
     const retry = { name: "greet", inputResponses: { ok: { action: "accept", content: { ok: true } } }, requestState: first.result.requestState };
     for (let i = 0; i < 2; i++) {
@@ -418,7 +419,7 @@ describe("the client drops the connection while an MRTR round is pending", () =>
     const sse = sseMessages(res);
     const ask = await sse.next();
     expect(ask).toMatchObject({ method: "elicitation/create" });
-    const session = handler["~mount"].sessions.get(client.sessionId)!;
+    const session = mountOf(handler).sessions.get(client.sessionId)!;
     expect(session.pending.size).toBe(1);
     await sse.close(); // the client drops the connection
     await turns(2);

@@ -50,6 +50,7 @@ import {
   V,
   within,
 } from "./support.ts";
+import { mountOf } from "../../src/transport/handler.ts";
 
 // --- The app under test ---
 
@@ -154,8 +155,8 @@ export interface FuzzWorld {
 export function createFuzzWorld(mutant?: Mutant): FuzzWorld {
   const clock = createClock();
   const plugin = mcpTasks({
-    "~now": clock.read,
-    "~newId": sequentialIds(),
+    clock: { now: clock.read },
+    newTaskId: sequentialIds(),
     bind: (event) => event.req.headers.get(CALLER) ?? "anonymous",
     max: 20,
     ttlMs: 60_000,
@@ -868,9 +869,9 @@ export async function runCase(c: FuzzCase, options: CaseOptions = {}): Promise<C
   if (world.escaped.length) problems.push(`escaped the handler: ${String(world.escaped[0])}`);
   if (listenStats.open !== openBefore) problems.push(`${listenStats.open - openBefore} listen stream(s) left open`);
   if (world.plugin.stats.listeners !== 0) problems.push(`${world.plugin.stats.listeners} task listener(s) left`);
-  if (world.handler["~mount"].hub.size !== 0) problems.push(`${world.handler["~mount"].hub.size} hub subscriber(s) left`);
+  if (mountOf(world.handler).hub.size !== 0) problems.push(`${mountOf(world.handler).hub.size} hub subscriber(s) left`);
   for (const id of world.sessions) {
-    const pending = world.handler["~mount"].sessions.get(id)?.pending.size ?? 0;
+    const pending = mountOf(world.handler).sessions.get(id)?.pending.size ?? 0;
     if (pending) problems.push(`${pending} legacy request(s) still waiting for the client`);
   }
   return { problems, known, signature };

@@ -74,7 +74,7 @@ const stats = { foreign: { get: 0, update: 0, cancel: 0 }, foreignAnswersToOpenR
 
 async function scenario(ops: Op[], bind: (event: H3Event) => unknown = (e) => e.req.headers.get(CALLER)): Promise<void> {
   const clock = createClock();
-  const { app, plugin, driver } = drivenTasksApp({ bind, "~now": clock.read, ttlMs: null });
+  const { app, plugin, driver } = drivenTasksApp({ bind, clock: { now: clock.read }, ttlMs: null });
   const tasks: { id: string; owner: number; driver: TaskDriver }[] = [];
   const streams: Stream[] = [];
   const openBefore = listenStats.open;

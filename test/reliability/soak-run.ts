@@ -34,6 +34,7 @@ import {
   turns,
 } from "./support.ts";
 import { mountWithEscapeLog } from "./support.ts";
+import { mountOf } from "../../src/transport/handler.ts";
 
 export interface SoakOptions {
   tasks: number;
@@ -191,8 +192,8 @@ function soakApp(options: { ttlMs: number; max: number; sabotage?: SoakOptions["
       }),
   });
   const plugin = mcpTasks({
-    "~now": clock.read,
-    "~newId": sequentialIds(1),
+    clock: { now: clock.read },
+    newTaskId: sequentialIds(1),
     ttlMs: options.ttlMs,
     max: options.max,
     bind: (event) => event.req.headers.get(CALLER),
@@ -566,7 +567,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   if (memoryStore(plugin).size !== 0) problem(`${memoryStore(plugin).size} task(s) left in the store after the sweep`);
   if (plugin.stats.listeners !== 0) problem(`${plugin.stats.listeners} task listener(s) left`);
   if (listenStats.open !== openBefore) problem(`${listenStats.open - openBefore} listen stream(s) left open`);
-  if (handler["~mount"].hub.size !== 0) problem(`${handler["~mount"].hub.size} hub subscriber(s) left`);
+  if (mountOf(handler).hub.size !== 0) problem(`${mountOf(handler).hub.size} hub subscriber(s) left`);
   if (world.escaped.length) problem(`escaped the handler: ${String(world.escaped[0])}`);
   report.resourceGrowth = resourceGrowth(resourcesBefore, activeResources());
   if (Object.keys(report.resourceGrowth).length) problem(`active resources grew: ${JSON.stringify(report.resourceGrowth)}`);

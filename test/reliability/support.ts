@@ -17,7 +17,7 @@ export const CALLER = "x-caller";
 /** 2026-07-28T10:30:00Z, the fake clock's start. */
 export const T0 = Date.UTC(2026, 6, 28, 10, 30);
 
-/** A fake clock for `mcpTasks({ "~now" })`. */
+/** A fake clock for `mcpTasks({ clock })` (give it `{ now: clock.read }`). */
 export function createClock(start = T0) {
   const clock = {
     now: start,

@@ -7,6 +7,7 @@ import { startAuthorizationServer, type AuthorizationServer } from "../helpers/a
 import { initializeRequest, legacyClient, legacyRequest } from "../helpers/legacy.ts";
 import { expectError, expectResult, S } from "../helpers/schemas.ts";
 import { call, messages, modernRequest } from "../helpers/wire.ts";
+import { mountOf } from "../../src/transport/handler.ts";
 
 let as: AuthorizationServer;
 let server: ReturnType<typeof authApp>;
@@ -97,11 +98,11 @@ describe("401: no usable token", () => {
     const init = await server.app.fetch(initializeRequest());
     expect(init.status).toBe(401);
     expect(init.headers.get("mcp-session-id")).toBeNull();
-    expect(server.handler["~mount"].sessions.size).toBe(0);
+    expect(mountOf(server.handler).sessions.size).toBe(0);
     const get = await server.app.fetch(new Request("http://localhost/mcp", { method: "GET", headers: { "mcp-session-id": "x" } }));
     expect(get.status).toBe(401);
     expect(server.tasks.stats).toEqual(before);
-    expect(server.handler["~mount"].streams.size).toBe(0);
+    expect(mountOf(server.handler).streams.size).toBe(0);
   });
 });
 

@@ -10,6 +10,7 @@ import { startAuthorizationServer, type AuthorizationServer } from "../helpers/a
 import { expectError } from "../helpers/schemas.ts";
 import { initializeRequest } from "../helpers/legacy.ts";
 import { call, modernRequest } from "../helpers/wire.ts";
+import { mountOf } from "../../src/transport/handler.ts";
 
 let as: AuthorizationServer;
 let otherAs: AuthorizationServer;
@@ -249,13 +250,13 @@ describe("every bad input of the list, answered in full in both eras", () => {
   });
 
   it("2025-11-25: an initialize with each is answered the same, and opens no session", async () => {
-    const sessions = server.handler["~mount"].sessions.size;
+    const sessions = mountOf(server.handler).sessions.size;
     for (const input of inputs) {
       const request = initializeRequest(input.body);
       const res = await server.app.fetch(withInput(request, input));
       expect(res.headers.get("mcp-session-id"), input.name).toBeNull();
       await expectAnswered(res, input);
     }
-    expect(server.handler["~mount"].sessions.size).toBe(sessions);
+    expect(mountOf(server.handler).sessions.size).toBe(sessions);
   });
 });

@@ -233,7 +233,7 @@ describe("wrapTaskRun and wrapToolCall around a task", () => {
       },
     });
     let now = 1_000_000;
-    const app = taskApp([watch], { ttlMs: 1000, "~now": () => now });
+    const app = taskApp([watch], { ttlMs: 1000, clock: { now: () => now } });
     const waiting = (await call(app, "tools/call", { name: "job", arguments: { mode: "wait" } }, { caps })).body.result;
     await call(app, "tasks/cancel", { taskId: waiting.taskId }, { caps });
     const expiring = (await call(app, "tools/call", { name: "job", arguments: { mode: "wait" } }, { caps })).body.result;

@@ -6,6 +6,7 @@ import { legacyClient } from "../helpers/legacy.ts";
 import { expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { appFor, rawRequest } from "../helpers/wire.ts";
+import { mountOf } from "../../src/transport/handler.ts";
 
 const taskTool = defineTool({
   name: "maybe_task",
@@ -94,7 +95,7 @@ describe("legacy era on the same route", () => {
     expect((await c.del()).status).toBe(200);
     expect((await c.request("ping")).status).toBe(404);
     await sse.close();
-    expect(handler["~mount"].hub.size).toBe(0);
+    expect(mountOf(handler).hub.size).toBe(0);
   });
 
   it("sets a session log level with logging/setLevel", async () => {

@@ -5,6 +5,7 @@ import { coreApp } from "../fixtures/core-app.ts";
 import { expectError, expectShape, S, ownFields } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { appFor, modernRequest } from "../helpers/wire.ts";
+import { mountOf } from "../../src/transport/handler.ts";
 
 const SUB = "io.modelcontextprotocol/subscriptionId";
 
@@ -47,7 +48,7 @@ describe("subscriptions/listen", () => {
   it("removes a stream's subscriptions when the client disconnects", async () => {
     const { app, handler } = coreApp();
     const open = listenStats.open;
-    const hub = handler["~mount"].hub;
+    const hub = mountOf(handler).hub;
     const streams = await Promise.all(
       [1, 2, 3].map(async (id) => {
         const sse = sseReader(await app.fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id })));
@@ -92,7 +93,7 @@ describe("subscriptions/listen", () => {
     expect({ ...end, result: ownFields(end.result) }).toEqual({ jsonrpc: "2.0", id: "end-me", result: { resultType: "complete", _meta: { [SUB]: "end-me" } } });
     await new Promise((r) => setTimeout(r, 5));
     expect(sse.ended).toBe(true);
-    expect(handler["~mount"].streams.size).toBe(0);
-    expect(handler["~mount"].hub.size).toBe(0);
+    expect(mountOf(handler).streams.size).toBe(0);
+    expect(mountOf(handler).hub.size).toBe(0);
   });
 });

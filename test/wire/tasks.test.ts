@@ -42,7 +42,7 @@ describe("the in-memory store", () => {
 
   it("reads a task as unknown past its ttl, aborting work still running, and sweeps only what expired", async () => {
     let now = 1_000_000;
-    const { app, plugin, seen } = tasksApp({ ttlMs: 1000, "~now": () => now });
+    const { app, plugin, seen } = tasksApp({ ttlMs: 1000, clock: { now: () => now } });
     const old = await create(app, "controlled");
     now += 500;
     const young = await create(app, "controlled");

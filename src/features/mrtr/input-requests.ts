@@ -1,7 +1,7 @@
 // Building input requests: the typed requests a handler asks the client (elicitation, sampling, roots),
 // the capability each needs, and the `input_required` result that carries them.
 import type { H3Event } from "h3";
-import { getMcpContext } from "../request-context.ts";
+import { getRequestContext } from "../request-context.ts";
 import { McpUsageError, missingCapability } from "../../protocol/errors.ts";
 import { isStandardSchema, toJsonSchema } from "../../protocol/schema.ts";
 import type { ClientCapabilities, InputRequiredResult, JsonObject } from "../../protocol/types.ts";
@@ -169,7 +169,7 @@ export function mcpInputRequired(
   requests?: Record<string, InputRequest>,
   options: { state?: unknown } = {},
 ): InputRequiredResult {
-  const ctx = getMcpContext(event);
+  const ctx = getRequestContext(event);
   const result: InputRequiredResult = { resultType: "input_required" };
   if (requests && Object.keys(requests).length) {
     assertCanAsk(requests, ctx.clientCapabilities);

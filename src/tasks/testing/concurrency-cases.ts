@@ -122,7 +122,7 @@ export function concurrencyCases(kit: TaskStoreKitOptions, shared: boolean): voi
   test("past its ttl a task is unknown on every instance, its run's signal aborted, and it no longer counts against max", async (c) => {
     // A clock of the test's own: the store's keys get the task's whole lifetime, whatever the test's pace.
     let now = Date.now();
-    const { app, apps, seen } = await server(c, { ttlMs: 60_000, max: 2, "~now": () => now });
+    const { app, apps, seen } = await server(c, { ttlMs: 60_000, max: 2, clock: { now: () => now } });
     const old = await tasksClient(app).create("controlled");
     now += 30_000;
     const young = await tasksClient(app).create("controlled");

@@ -72,8 +72,8 @@ async function replayOnWire(c: KitCase, events: TaskEvent[]): Promise<{ statuses
   const remote = c.shared;
   const { app, plugins, driver } = drivenTasksApp(
     {
-      "~now": () => now,
-      "~newId": () => MODEL_INPUT.taskId,
+      clock: { now: () => now },
+      newTaskId: () => MODEL_INPUT.taskId,
       ttlMs: MODEL_INPUT.ttlMs,
       pollIntervalMs: MODEL_INPUT.pollIntervalMs,
     },
