@@ -22,7 +22,8 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["test/**/*.test.ts"],
+    // The testing examples run as a user runs them, against the package entries (aliased to src above).
+    include: ["test/**/*.test.ts", "examples/testing/*.test.ts"],
     // test/redis/ needs a redis-server; see test/helpers/redis-gate.ts for who runs it and who is told.
     exclude: [...configDefaults.exclude, ...redis.exclude],
     reporters: ["default", redis.reporter],

@@ -2,9 +2,10 @@
 // Proves the package as npm would publish it works for another project: `npm pack` from a tree without
 // dist/ (so `prepack` must build it), every `exports` target shipped, runtime dependencies exactly what
 // dist imports, publint and arethetypeswrong clean, then the tarball installed into a throwaway consumer
-// where every entry loads with import() and require() and one request is served through the main ones.
+// where every entry loads with import() and require(), one request is served through the main ones, the
+// store kit passes, and the testing examples (examples/testing) pass under vitest and node:test.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -132,6 +133,23 @@ taskStoreSuite({ name: "in memory", shared: false, open: () => [memoryTaskStore(
   const passed = /# pass (\d+)/.exec(run("node", ["--test", "--test-reporter=tap", "kit.test.mjs"], dir));
   check(passed !== null && Number(passed[1]) > 100, `the store kit did not run its cases under node:test (${passed?.[1] ?? "none"} passed)`);
 
+  // 8. The testing examples, as a user runs them: the test client and the model paths from the packed
+  // "h3-mcp/tasks/testing", under vitest and under node:test (TypeScript through tsx). The consumer lists
+  // neither xstate nor any test helper of h3-mcp: the package brings what the examples use.
+  const examples = path.join(dir, "testing");
+  mkdirSync(examples);
+  for (const file of ["server.ts", "tools.test.ts", "tools.node-test.ts"]) copyFileSync(path.join(root, "examples/testing", file), path.join(examples, file));
+  const devSpec = (name) => `${name}@${pkg.devDependencies[name]}`;
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--save-dev", devSpec("vitest"), devSpec("tsx")], dir);
+  const consumerDeps = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+  check(!("xstate" in { ...consumerDeps.dependencies, ...consumerDeps.devDependencies }), "the consumer had to list xstate");
+  const vitestOut = run("npx", ["--no-install", "vitest", "run", "testing/tools.test.ts", "--reporter=verbose"], dir);
+  const vitestPassed = /Tests\s+(\d+) passed/.exec(vitestOut.replace(/\x1b\[[0-9;]*m/g, ""));
+  check(vitestPassed !== null && Number(vitestPassed[1]) >= 10, `examples/testing/tools.test.ts did not pass under vitest (${vitestPassed?.[1] ?? "none"} passed)`);
+  const nodeOut = run("node", ["--import", "tsx", "--test", "--test-reporter=tap", "testing/tools.node-test.ts"], dir);
+  const nodePassed = /# pass (\d+)/.exec(nodeOut);
+  check(nodePassed !== null && Number(nodePassed[1]) >= 10 && /# fail 0/.test(nodeOut), `examples/testing/tools.node-test.ts did not pass under node:test (${nodePassed?.[1] ?? "none"} passed)`);
+
   if (failures.length) {
     console.error(`package check failed:\n- ${failures.join("\n- ")}`);
     process.exitCode = 1;
@@ -139,7 +157,7 @@ taskStoreSuite({ name: "in memory", shared: false, open: () => [memoryTaskStore(
     console.log(
       `package check: ${packed.filename} (${(packed.size / 1024).toFixed(0)} kB packed) ships every exports target; ` +
         `dist imports exactly ${list(imported)}; publint and attw clean; ${specifiers.join(", ")} load with import() and require() (${[...workerdOnly].join(", ")} only under workerd); ` +
-        `the store kit passes under node:test; a consumer's node_modules is ${(installedKb / 1024).toFixed(1)} MB (h3-mcp and its peer h3; no optional peer)`,
+        `the store kit passes under node:test; examples/testing pass from the packed entry under vitest (${vitestPassed?.[1]}) and node:test (${nodePassed?.[1]}); a consumer's node_modules is ${(installedKb / 1024).toFixed(1)} MB (h3-mcp and its peer h3; no optional peer)`,
     );
   }
 } finally {
