@@ -42,6 +42,8 @@ const COVERED: Record<string, Coverage> = {
   "npx esbuild": { notRun: "a maintainer's look inside the conformance package, not a check" },
   "redis-cli --scan": { by: "test/redis/key-names.test.ts", shows: '"--scan", "--pattern"' },
   "curl (docs/tasks-curl.md)": { by: "test/interop/tasks-curl.test.ts", shows: "docs/tasks-curl.md" },
+  "npm run check-package": { notRun: "packs, installs and runs the package in a scratch project, a minute or more; the lead runs it before landing a release" },
+  "node examples/testing/tools.node-test.ts": { by: "test/interop/node-test-example.test.ts", shows: "examples/testing/tools.node-test.ts" },
 };
 
 /** Packages a page tells the reader to `npm install`: they must be this package or ones it names in package.json. */
