@@ -185,6 +185,7 @@ describe("requestState", () => {
     const tool = (name: string) =>
       defineTool({
         name,
+        inputSchema: { type: "object", properties: { amount: { type: "number" } } },
         handler: (event) => {
           const input = mcpInput(event, { ok: ask });
           if (!input.complete) return input.ask({ state: { grant: "user-42", tool: name } });
