@@ -85,7 +85,7 @@ export async function rawRates(url: string, n: number, workerCounts: number[], c
       const children = await Promise.all(
         Array.from({ length: workers }, () => startChild(["raw", "--url", url, "--queue", queueName, "--concurrency", String(concurrency)])),
       );
-      const done = async () => n - (await queue.getJobCountByTypes("wait", "paused", "active", "prioritized"));
+      const done = async () => n - (await queue.getJobCountByTypes("wait", "active", "prioritized"));
       const started = performance.now();
       await queue.resume();
       const seconds = await until(done, n, started);
