@@ -7,7 +7,11 @@ const IMPORT = /(?:^|[\s;])(?:import|export)\s*(?:[^"'`;]*?\s*from\s*)?["']([^"'
 
 /** The specifiers a module imports (static, re-exports, side-effect and literal dynamic imports). */
 export function specifiersOf(file) {
-  const text = readFileSync(file, "utf8");
+  // Lines of doc comments (a JSDoc example may show an import) are not imports.
+  const text = readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => !/^\s*(\*|\/\*|\/\/)/.test(line))
+    .join("\n");
   return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2]);
 }
 
