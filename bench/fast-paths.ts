@@ -6,7 +6,9 @@
 import { parseArgs } from "node:util";
 import { initialTransition, transition } from "xstate";
 import { taskMachine, type TaskEvent } from "../machines/task.machine.ts";
-import { prepareResultMeta, RawJson, toCreateTaskResult, toGetTaskResult, toGetTaskResultJson, toResultMessage, toResultMessageRaw, type TaskSnapshotLike } from "../src/protocol/wire.ts";
+import { prepareResultMeta, RawJson, toResultMessage, toResultMessageRaw } from "../src/protocol/wire.ts";
+import { toCreateTaskResult, toGetTaskResult, type TaskSnapshotLike } from "../src/tasks/envelopes.ts";
+import { toGetTaskResultJson } from "../src/tasks/kept-json.ts";
 import { nextSnapshot } from "../src/tasks/chart.ts";
 import { newTaskId } from "../src/utils/task-id.ts";
 

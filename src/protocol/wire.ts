@@ -1,9 +1,10 @@
-// The only module that turns values into JSON sent to a client: JSON-RPC envelopes, SSE
-// frames, HTTP responses and the task envelopes. Everything else passes typed values here.
+// JSON-RPC envelopes, SSE frames, HTTP responses and result `_meta`: the protocol's framing. The task
+// envelopes and the format a finished task is kept in belong to the tasks layer (src/tasks/envelopes.ts,
+// src/tasks/kept-json.ts).
 import { FastResponse } from "srvx";
-import type { JsonRpcErrorObject, TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
+import type { JsonRpcErrorObject } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "./errors.ts";
-import type { CreateTaskResult, JsonObject, RequestId } from "./types.ts";
+import type { JsonObject, RequestId } from "./types.ts";
 import { META } from "./types.ts";
 
 export type Era = "modern" | "legacy";
@@ -147,121 +148,4 @@ function resultJsonWithMeta(result: unknown, meta: ResultMeta): string {
   if (typeof result !== "object" || result === null || Array.isArray(result)) return JSON.stringify(result);
   const own = (result as JsonObject)._meta as JsonObject | undefined;
   return JSON.stringify({ ...result, _meta: own === undefined ? meta.meta : { ...meta.meta, ...own } });
-}
-
-// --- Tasks ---
-
-/** Snapshot fields the task envelopes read: the chart's state value and context. */
-export interface TaskSnapshotLike {
-  value: TaskStateValue;
-  context: TaskContext;
-}
-
-// The chart's state names are the protocol's status spellings; this table keeps that explicit.
-const TASK_STATUS = {
-  working: "working",
-  input_required: "input_required",
-  completed: "completed",
-  failed: "failed",
-  cancelled: "cancelled",
-} as const satisfies Record<TaskStateValue, string>;
-
-export function isTerminalStatus(value: TaskStateValue): boolean {
-  return value === "completed" || value === "failed" || value === "cancelled";
-}
-
-/** The Task fields common to every envelope. Picks named fields; never spreads context. */
-export function toTask(snapshot: TaskSnapshotLike, resultType?: "complete"): JsonObject {
-  const c = snapshot.context;
-  // With a resultType (a result of its own rather than a Task inside one), it comes first.
-  const task: JsonObject = resultType ? { resultType, taskId: c.taskId, status: TASK_STATUS[snapshot.value] } : { taskId: c.taskId, status: TASK_STATUS[snapshot.value] };
-  if (c.statusMessage !== undefined) task.statusMessage = c.statusMessage;
-  task.createdAt = isoTime(c.createdAt);
-  task.lastUpdatedAt = c.lastUpdatedAt === c.createdAt ? task.createdAt : isoTime(c.lastUpdatedAt);
-  task.ttlMs = c.ttlMs;
-  task.pollIntervalMs = c.pollIntervalMs;
-  return task;
-}
-
-// A task's two times are the same millisecond at creation, and often still when a quick run ends: the
-// envelopes format such a pair once, formatting being a measurable share of what a creation adds.
-function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-/** DetailedTask: Task plus the fields its status requires. */
-export function toDetailedTask(snapshot: TaskSnapshotLike): JsonObject {
-  const task = toTask(snapshot);
-  const c = snapshot.context;
-  switch (snapshot.value) {
-    case "input_required":
-      task.inputRequests = c.inputRequests;
-      break;
-    case "completed":
-      // The inlined result is a 2026-07-28 CallToolResult, which carries its own resultType.
-      task.result = c.result && c.result.resultType === undefined ? { resultType: "complete", ...c.result } : c.result;
-      break;
-    case "failed":
-      task.error = c.error ? toErrorObject(c.error) : { code: ErrorCode.InternalError, message: "Task failed" };
-      break;
-  }
-  return task;
-}
-
-/** The handle of a task just created (so `working`). */
-export function toCreateTaskResult(snapshot: TaskSnapshotLike): CreateTaskResult {
-  const c = snapshot.context;
-  const createdAt = isoTime(c.createdAt);
-  const lastUpdatedAt = c.lastUpdatedAt === c.createdAt ? createdAt : isoTime(c.lastUpdatedAt);
-  return c.statusMessage === undefined
-    ? { resultType: "task", taskId: c.taskId, status: "working", createdAt, lastUpdatedAt, ttlMs: c.ttlMs, pollIntervalMs: c.pollIntervalMs }
-    : { resultType: "task", taskId: c.taskId, status: "working", statusMessage: c.statusMessage, createdAt, lastUpdatedAt, ttlMs: c.ttlMs, pollIntervalMs: c.pollIntervalMs };
-}
-
-export function toGetTaskResult(snapshot: TaskSnapshotLike): JsonObject {
-  return { resultType: "complete", ...toDetailedTask(snapshot) };
-}
-
-/**
- * What every `toGetTaskResultJson` string starts with: the result type, then the task id (`toTask` puts
- * them first). A store that keeps the id elsewhere may keep only the rest.
- */
-export function getTaskResultJsonHead(taskId: string): string {
-  return `{"resultType":"complete","taskId":${JSON.stringify(taskId)}`;
-}
-
-/**
- * A finished task's `tasks/get` JSON without its head (which only repeats the id), for a store that keys
- * the task by its id anyway: the shortened form starts with ",", anything else (never produced today) is
- * kept whole, so `fullGetTaskResultJson` can tell them apart.
- */
-export function shortGetTaskResultJson(taskId: string, json: string): string {
-  const head = getTaskResultJsonHead(taskId);
-  return json.startsWith(head) && json[head.length] === "," ? json.slice(head.length) : json;
-}
-
-/** The whole `tasks/get` JSON back from what `shortGetTaskResultJson` kept. */
-export function fullGetTaskResultJson(taskId: string, kept: string): string {
-  return kept.startsWith(",") ? getTaskResultJsonHead(taskId) + kept : kept;
-}
-
-/**
- * A final snapshot's `tasks/get` result, serialised: what a finished task keeps. `resultJson` is the
- * completed task's result already serialised (the runtime serialises it once, to know it is JSON), spliced
- * in rather than serialised again; it goes last, where `toDetailedTask` puts the result.
- */
-export function toGetTaskResultJson(snapshot: TaskSnapshotLike, resultJson?: string): string {
-  if (resultJson === undefined || snapshot.value !== "completed" || snapshot.context.result?.resultType === undefined) {
-    return JSON.stringify(toGetTaskResult(snapshot));
-  }
-  const head = JSON.stringify(toTask(snapshot, "complete"));
-  return `${head.slice(0, -1)},"result":${resultJson}}`;
-}
-
-export const EMPTY_ACK: JsonObject = Object.freeze({ resultType: "complete" }) as JsonObject;
-
-/** A finished task's kept `tasks/get` JSON as the DetailedTask a notification carries: the same fields, no resultType. */
-export function toDetailedTaskFromGetJson(json: string): JsonObject {
-  const { resultType: _, ...task } = JSON.parse(json) as JsonObject;
-  return task;
 }

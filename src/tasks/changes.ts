@@ -3,7 +3,8 @@
 // way), written by compare-and-set, then told to the actor here and to this instance's listeners.
 import type { TaskEvent } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
-import { toGetTaskResultJson, type TaskSnapshotLike } from "../protocol/wire.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
+import { toGetTaskResultJson } from "./kept-json.ts";
 import { nextSnapshot } from "./chart.ts";
 import type { Listeners } from "./listeners.ts";
 import type { LocalTasks } from "./local-tasks.ts";

@@ -3,7 +3,7 @@
 import { type ActorScope, type AnyMachineSnapshot, createActor } from "xstate";
 import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode } from "../protocol/errors.ts";
-import type { TaskSnapshotLike } from "../protocol/wire.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
 
 /**
  * The chart's answer to `event` in `snapshot`: the next snapshot, or undefined when nothing changes.
@@ -25,29 +25,6 @@ export function lostEvent(at: number): TaskEvent {
     error: { code: ErrorCode.InternalError, message: "The server instance running this task was lost" },
     at,
   };
-}
-
-/**
- * The snapshot fields a notification reads, back from a finished task's kept tasks/get JSON (a listener
- * that missed the final change still gets the final frame). Only what `toDetailedTask` reads is rebuilt.
- */
-export function snapshotFromFinalJson(json: string): TaskSnapshotLike {
-  const task = JSON.parse(json) as Record<string, any>;
-  const context = {
-    taskId: task.taskId,
-    createdAt: Date.parse(task.createdAt),
-    lastUpdatedAt: Date.parse(task.lastUpdatedAt),
-    ttlMs: task.ttlMs,
-    pollIntervalMs: task.pollIntervalMs,
-    inputRequests: {},
-    inputKeys: {},
-    issuedKeys: [],
-    answers: {},
-    ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
-    ...(task.result !== undefined && { result: task.result }),
-    ...(task.error !== undefined && { error: task.error }),
-  } satisfies TaskContext;
-  return { value: task.status as TaskStateValue, context };
 }
 
 // --- Internal ---

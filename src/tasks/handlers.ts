@@ -1,5 +1,5 @@
 // tasks/get, tasks/update, tasks/cancel and the `taskIds` listen filter. They only send events (through
-// the runtime) and turn what the store holds into envelopes (in wire.ts).
+// the runtime) and turn what the store holds into envelopes (envelopes.ts).
 import type { H3Event } from "h3";
 import type { InputRequest, TaskEvent } from "../../machines/task.machine.ts";
 import { requireTasksDeclared } from "../features/task-api.ts";
@@ -7,9 +7,11 @@ import { invalidParams } from "../protocol/errors.ts";
 import { hasAnswerShape } from "../features/mrtr/answers.ts";
 import type { ListenFilter, ListenStream, McpPluginMethod } from "../features/extension-plugin.ts";
 import type { JsonObject } from "../protocol/types.ts";
-import { EMPTY_ACK, isTerminalStatus, RawJson, toDetailedTask, toDetailedTaskFromGetJson, toGetTaskResult, type TaskSnapshotLike } from "../protocol/wire.ts";
+import { RawJson } from "../protocol/wire.ts";
+import { EMPTY_ACK, isTerminalStatus, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import { keepAliveFor, untilIdle } from "./keep-alive.ts";
+import { snapshotFromKeptJson } from "./kept-json.ts";
 import type { TaskRuntime } from "./runtime.ts";
 
 export interface TaskHandlerDeps {
@@ -132,7 +134,7 @@ function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner:
     const { task, off } = subscription;
     stream.onClose(off);
     if (task.json !== undefined) {
-      if (sent === undefined) stream.notify("notifications/tasks", toDetailedTaskFromGetJson(task.json));
+      if (sent === undefined) stream.notify("notifications/tasks", toDetailedTask(snapshotFromKeptJson(task.json)));
       sent = task.status;
       return true;
     }

@@ -4,7 +4,7 @@
 import type { H3Event } from "h3";
 import { workersPlatform } from "#workers-platform";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
-import type { TaskSnapshotLike } from "../protocol/wire.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
 
 /** The request's waitUntil, and how long it must outlive a parked run (see `untilIdle`). */

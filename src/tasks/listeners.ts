@@ -2,7 +2,7 @@
 // (changes made by other instances), and by the periodic catch-up when a change was lost. A listener
 // sees each status change once, in version order.
 import type { TaskEvent } from "../../machines/task.machine.ts";
-import { isTerminalStatus, type TaskSnapshotLike } from "../protocol/wire.ts";
+import { isTerminalStatus, type TaskSnapshotLike } from "./envelopes.ts";
 import { nextSnapshot } from "./chart.ts";
 
 type Listener = (snapshot: TaskSnapshotLike) => void;

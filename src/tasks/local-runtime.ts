@@ -1,7 +1,8 @@
 // The runtime over a store only this process uses (memory): a task's actor takes each event first and
 // what it became is written; such a write cannot conflict and is synchronous.
 import type { TaskEvent } from "../../machines/task.machine.ts";
-import { toGetTaskResultJson, type TaskSnapshotLike } from "../protocol/wire.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
+import { toGetTaskResultJson } from "./kept-json.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
 import type { LocalTask } from "./local-tasks.ts";

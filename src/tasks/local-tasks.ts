@@ -4,7 +4,7 @@
 // by restarting the actor from the stored snapshot. This is the actor side: nothing here is persisted.
 import { type AnyActorRef, createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "../protocol/wire.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
 
 type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 

@@ -3,7 +3,7 @@
 // is expiry order: a sweep walks from the front and stops at the first task still alive, so its cost is
 // what expired, never the store's size. A live task's record (version, snapshot, origin) sits beside it
 // in the table until it finishes. No timer runs, so tasks never hold a process open.
-import { fullGetTaskResultJson, shortGetTaskResultJson } from "../protocol/wire.ts";
+import { fullGetTaskResultJson, shortGetTaskResultJson } from "./kept-json.ts";
 import type { CreateOutcome, FinalStatus, NewTask, StoreRuntime, TaskOrigin, TaskRecord, TaskSnapshot, TaskStore, TaskWrite, WriteOutcome } from "./store.ts";
 import { TaskTable } from "./task-table.ts";
 

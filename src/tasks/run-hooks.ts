@@ -5,7 +5,7 @@ import type { McpTaskRunInfo, McpTaskStatus } from "../features/extension-plugin
 import type { TaskRunHooks } from "../features/hooks.ts";
 import type { ToolDefinition } from "../features/tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
-import { toDetailedTask, type TaskSnapshotLike } from "../protocol/wire.ts";
+import { toDetailedTask, type TaskSnapshotLike } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import { resultPath, startRun, startWrappedRun } from "./run-outcome.ts";

@@ -7,7 +7,7 @@ import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskOptions } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
 import type { CreateTaskResult } from "../protocol/types.ts";
-import { isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "../protocol/wire.ts";
+import { isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
 import { untilIdle, type KeepAlive } from "./keep-alive.ts";

@@ -3,7 +3,7 @@
 import { type AnyActorRef, createActor } from "xstate";
 import { taskMachine } from "../../machines/task.machine.ts";
 import { internalError, McpJsonRpcError, taskOwnerFull, taskStoreFull } from "../protocol/errors.ts";
-import type { TaskSnapshotLike } from "../protocol/wire.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { CreateOutcome, TaskLimits } from "./store.ts";
 import type { TaskRuntimeOptions } from "./runtime.ts";

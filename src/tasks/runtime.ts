@@ -8,7 +8,7 @@ import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskOptions } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
 import type { CreateTaskResult } from "../protocol/types.ts";
-import type { TaskSnapshotLike } from "../protocol/wire.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
 import type { KeepAlive } from "./keep-alive.ts";

@@ -1,7 +1,8 @@
 // With a shared store, what one instance keeps doing while it runs or listens to tasks, every third of a
 // lease: renewing its lease (so no other instance takes its tasks for lost), and catching up with
 // changes the feed did not bring (a lost message), for the actors here and the listen streams here.
-import { lostEvent, snapshotFromFinalJson } from "./chart.ts";
+import { lostEvent } from "./chart.ts";
+import { snapshotFromKeptJson } from "./kept-json.ts";
 import type { Changes } from "./changes.ts";
 import type { Listeners } from "./listeners.ts";
 import type { LocalTasks } from "./local-tasks.ts";
@@ -49,7 +50,7 @@ export function createSharedTick(parts: { store: TaskStore; local: LocalTasks; l
         const record = await store.read(id, task.owner);
         if (!record) return;
         // A finished task's version is the last: whatever the actor reached, it ends.
-        if (record.json !== undefined) local.resync(id, snapshotFromFinalJson(record.json), stored ?? Number.MAX_SAFE_INTEGER);
+        if (record.json !== undefined) local.resync(id, snapshotFromKeptJson(record.json), stored ?? Number.MAX_SAFE_INTEGER);
         else if (local.behind(id, record.version)) local.resync(id, record.snapshot, record.version);
       }),
     );
@@ -63,7 +64,7 @@ export function createSharedTick(parts: { store: TaskStore; local: LocalTasks; l
           let task = await store.read(id, owner, true);
           if (task?.snapshot && !task.workerAlive) task = await changes.apply(id, owner, lost, task);
           if (!task) listeners.gone(id, now());
-          else if (task.json !== undefined) listeners.finished(id, snapshotFromFinalJson(task.json));
+          else if (task.json !== undefined) listeners.finished(id, snapshotFromKeptJson(task.json));
           else listeners.changed(id, task.version, task.snapshot);
         } catch {
           // The store is unreachable: the next tick tries again.

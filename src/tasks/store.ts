@@ -7,7 +7,7 @@
 import type { TaskEvent, TaskStateValue } from "../../machines/task.machine.ts";
 import type { Hub } from "../features/change-hub.ts";
 import type { JsonObject } from "../protocol/types.ts";
-import type { TaskSnapshotLike } from "../protocol/wire.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 
 export type { MaybePromise };

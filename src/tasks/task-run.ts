@@ -7,7 +7,7 @@ import { McpUsageError } from "../protocol/errors.ts";
 import { assertCanAsk, type InputAnswers, type InputRequest } from "../features/mrtr/input-requests.ts";
 import type { McpTaskContext } from "../features/task-api.ts";
 import type { ClientCapabilities, JsonObject } from "../protocol/types.ts";
-import { isTerminalStatus, type TaskSnapshotLike } from "../protocol/wire.ts";
+import { isTerminalStatus, type TaskSnapshotLike } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { RunReport } from "./run-outcome.ts";

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { nextSnapshot } from "../../src/tasks/chart.ts";
 import { APPLY } from "../../src/tasks/redis/scripts.ts";
-import { toGetTaskResultJson } from "../../src/protocol/wire.ts";
+import { toGetTaskResultJson } from "../../src/tasks/kept-json.ts";
 import { expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { modernRequest } from "../helpers/wire.ts";

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TaskTable } from "../../src/tasks/task-table.ts";
 import { memoryTaskStore } from "../../src/tasks/memory-store.ts";
-import { getTaskResultJsonHead } from "../../src/protocol/wire.ts";
+import { getTaskResultJsonHead } from "../../src/tasks/kept-json.ts";
 import type { NewTask, TaskFeed, TaskSnapshot } from "../../src/tasks/store.ts";
 
 const CHUNK = 1 << 20;

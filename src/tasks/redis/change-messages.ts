@@ -1,7 +1,7 @@
 // The change channel's messages: one per change that some instance needs, published by the apply script
 // in the same step as the write.
 import type { TaskEvent } from "../../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "../../protocol/wire.ts";
+import type { TaskSnapshotLike } from "../envelopes.ts";
 import type { TaskChange, TaskFeed, TaskWrite } from "../store.ts";
 
 /**

@@ -3,7 +3,7 @@
 // the 64 bytes a compact hash allows per value). The JSON's opening up to the task id is the same for
 // every task and the id is in the key, so the string keeps only the rest.
 import type { TaskStateValue } from "../../../machines/task.machine.ts";
-import { fullGetTaskResultJson } from "../../protocol/wire.ts";
+import { fullGetTaskResultJson } from "../kept-json.ts";
 import type { FinalStatus, TaskOrigin } from "../store.ts";
 
 /** What a reader judges a finished task by, fixed once it finished. */

@@ -6,7 +6,7 @@ import { type FinishedFacts, type FinishedRead, FinishedTasks, parseFinished } f
 import type { StoreKeys } from "./keys.ts";
 import { READ } from "./scripts.ts";
 import { decodeSnapshot } from "./snapshot-codec.ts";
-import { shortGetTaskResultJson } from "../../protocol/wire.ts";
+import { shortGetTaskResultJson } from "../kept-json.ts";
 import type { TaskOrigin, TaskSnapshot } from "../store.ts";
 
 /** A task as read from Redis: its stored owner hash, and its snapshot or its final answer. */

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { taskMachine, type TaskContext, type TaskStateValue } from "../../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
-import type { TaskSnapshotLike } from "../../protocol/wire.ts";
+import type { TaskSnapshotLike } from "../envelopes.ts";
 
 /**
  * Identifies the chart a snapshot was written by; stored beside every live snapshot. Instances

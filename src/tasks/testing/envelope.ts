@@ -1,5 +1,5 @@
 // What the chart predicts a task looks like on the wire, spelled out here from the extension's rules rather
-// than borrowed from src/protocol/wire.ts, so the model tests check the wire layer instead of repeating it.
+// than borrowed from src/tasks/envelopes.ts, so the model tests check the envelopes instead of repeating it.
 import type { SnapshotFrom } from "xstate";
 import type { taskMachine } from "../../../machines/task.machine.ts";
 

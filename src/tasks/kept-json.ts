@@ -1,0 +1,65 @@
+// The format a finished task is kept in: its `tasks/get` answer as JSON text, made once when the task
+// finishes, sent as it is to every later `tasks/get`, and read back here (and only here) when a snapshot
+// is needed again.
+import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
+import { toGetTaskResult, toTask, type TaskSnapshotLike } from "./envelopes.ts";
+
+/**
+ * A final snapshot's `tasks/get` result, serialised: what a finished task keeps. `resultJson` is the
+ * completed task's result already serialised (the runtime serialises it once, to know it is JSON), spliced
+ * in rather than serialised again; it goes last, where `toDetailedTask` puts the result.
+ */
+export function toGetTaskResultJson(snapshot: TaskSnapshotLike, resultJson?: string): string {
+  if (resultJson === undefined || snapshot.value !== "completed" || snapshot.context.result?.resultType === undefined) {
+    return JSON.stringify(toGetTaskResult(snapshot));
+  }
+  const head = JSON.stringify(toTask(snapshot, "complete"));
+  return `${head.slice(0, -1)},"result":${resultJson}}`;
+}
+
+/**
+ * What every `toGetTaskResultJson` string starts with: the result type, then the task id (`toTask` puts
+ * them first). A store that keeps the id elsewhere may keep only the rest.
+ */
+export function getTaskResultJsonHead(taskId: string): string {
+  return `{"resultType":"complete","taskId":${JSON.stringify(taskId)}`;
+}
+
+/**
+ * A finished task's `tasks/get` JSON without its head (which only repeats the id), for a store that keys
+ * the task by its id anyway: the shortened form starts with ",", anything else (never produced today) is
+ * kept whole, so `fullGetTaskResultJson` can tell them apart.
+ */
+export function shortGetTaskResultJson(taskId: string, json: string): string {
+  const head = getTaskResultJsonHead(taskId);
+  return json.startsWith(head) && json[head.length] === "," ? json.slice(head.length) : json;
+}
+
+/** The whole `tasks/get` JSON back from what `shortGetTaskResultJson` kept. */
+export function fullGetTaskResultJson(taskId: string, kept: string): string {
+  return kept.startsWith(",") ? getTaskResultJsonHead(taskId) + kept : kept;
+}
+
+/**
+ * The final snapshot back from a finished task's kept `tasks/get` JSON, for a listener that missed the
+ * final change and still gets the final frame. Only what the envelopes read is rebuilt: a field added to
+ * the kept format is read back here, in one place.
+ */
+export function snapshotFromKeptJson(json: string): TaskSnapshotLike {
+  const task = JSON.parse(json) as Record<string, any>;
+  const context = {
+    taskId: task.taskId,
+    createdAt: Date.parse(task.createdAt),
+    lastUpdatedAt: Date.parse(task.lastUpdatedAt),
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+    inputRequests: {},
+    inputKeys: {},
+    issuedKeys: [],
+    answers: {},
+    ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
+    ...(task.result !== undefined && { result: task.result }),
+    ...(task.error !== undefined && { error: task.error }),
+  } satisfies TaskContext;
+  return { value: task.status as TaskStateValue, context };
+}
