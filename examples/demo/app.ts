@@ -13,6 +13,7 @@ import { mrtrTools } from "./tools/mrtr.ts";
 import { taskFixtureTools } from "./tools/task-fixtures.ts";
 import { taskTools } from "./tools/tasks.ts";
 import { authTools } from "./tools/auth.ts";
+import { durableTools } from "./tools/durable.ts";
 
 /**
  * Builds the demo; `tasks` options reach the tasks plugin (e.g. an inspector, a shared store), `requestState`
@@ -35,7 +36,7 @@ export function createDemo(
       instructions: "A demo of h3-mcp: try the render tool with a tasks-capable client.",
       // Listing order is part of the contract: conformanceTools starts with test_simple_text, which the
       // suite calls as "the first tool", and holds the only x-mcp-header tool.
-      tools: [...conformanceTools, ...mrtrTools, ...taskFixtureTools, ...legacyTools, ...basicTools, ...taskTools, ...(auth ? authTools : [])],
+      tools: [...conformanceTools, ...mrtrTools, ...taskFixtureTools, ...legacyTools, ...basicTools, ...taskTools, ...durableTools, ...(auth ? authTools : [])],
       prompts,
       resources,
       resourceTemplates,

@@ -8,6 +8,7 @@
 //                  run's context, and its outcome reported to the chart as events
 //   changes.ts, shared-tick.ts, listeners.ts   changes through a shared store (compare-and-set), its lease
 //                  and catch-up, and this instance's listen streams
+//   drain.ts       draining an instance before it stops: no new run, a deadline, then hand-off or failure
 //   executor.ts    the executor seam: where a named run's attempts execute, and what a worker process holds
 //   store.ts       the task store contract (what a store persists, makes atomic, may drop, and feeds back)
 //   memory-store.ts, task-table.ts   the in-memory store: bounded, swept lazily in expiry order, off-heap
@@ -20,6 +21,7 @@
 export { mcpTasks } from "./plugin.ts";
 export type { McpTasksClock, McpTasksOptions, McpTasksPlugin } from "./plugin.ts";
 export type { TaskRuntimeStats } from "./runtime.ts";
+export type { DrainOptions } from "./drain.ts";
 // Where a named run's attempts execute (docs/executors.md): the seam an executor implements.
 export type { DrainReport, TaskAttempt, TaskExecution, TaskExecutionHost, TaskExecutor } from "./executor.ts";
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "../features/task-api.ts";

@@ -9,6 +9,8 @@ import { offerTasks, TASKS_EXTENSION } from "../features/task-api.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { newTaskId } from "../utils/task-id.ts";
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
+import { drainingRefusal, type DrainOptions } from "./drain.ts";
+import type { DrainReport } from "./executor.ts";
 import { keepAliveFor, keepAliveRefusal } from "./keep-alive.ts";
 import { memoryTaskStore, type MemoryTaskStore } from "./memory-store.ts";
 import { ownerKey, UNBOUND, unkeyableOwner } from "./owner.ts";
@@ -70,7 +72,18 @@ export interface McpTasksClock {
 }
 
 /** The installed plugin, with its store and its runtime's figures reachable for tests and tooling. */
-export type McpTasksPlugin<S extends TaskStore = TaskStore> = McpExtensionPlugin & { readonly store: S; readonly stats: TaskRuntimeStats };
+export type McpTasksPlugin<S extends TaskStore = TaskStore> = McpExtensionPlugin & {
+  readonly store: S;
+  readonly stats: TaskRuntimeStats;
+  /**
+   * Drains this instance before it stops (docs/durability.md): no new run starts here (creating a closure
+   * task answers 503 with `Retry-After: 1`), the runs here get up to `deadlineMs` to end, then every task
+   * still running here is failed with the `shutdown` reason, each written to the store before this
+   * resolves. tasks/get, tasks/update, tasks/cancel and listen streams are served throughout. Called
+   * again, it answers the first drain's report.
+   */
+  drain(options: DrainOptions): Promise<DrainReport>;
+};
 
 /**
  * The tasks extension (`io.modelcontextprotocol/tasks`). Installing it is what serves it.
@@ -114,10 +127,13 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
     get stats() {
       return runtime.stats;
     },
+    drain: (drainOptions) => runtime.drain(drainOptions),
   };
   offerTasks(plugin, {
     createTask(event, task) {
       if (!task || typeof task.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function");
+      // A closure cannot leave this instance, which is going away: the client tries again elsewhere.
+      if (runtime.draining) throw drainingRefusal();
       const owner = ownerOf(event);
       // A setup mistake, like a `bind` that throws: the client gets a plain -32603, `onError` the reason.
       if (owner === undefined) throw internalError(unkeyableOwner());

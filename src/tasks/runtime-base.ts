@@ -12,6 +12,8 @@ import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
 import { untilIdle, type KeepAlive } from "./keep-alive.ts";
 import { createListeners, type Listeners } from "./listeners.ts";
+import { drainDeadline, drainTasks, type DrainOptions } from "./drain.ts";
+import type { DrainReport } from "./executor.ts";
 import { createLocalTasks, LocalTask, type LocalTasks } from "./local-tasks.ts";
 import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
 import { capRefusal, newTaskActor, storeFailure, tellFollowers } from "./runtime-parts.ts";
@@ -24,6 +26,11 @@ export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
   protected readonly now: () => number;
   protected readonly local: LocalTasks;
   protected readonly listeners: Listeners;
+  /** Set by `drain`: no new run starts here from then on. */
+  draining = false;
+  #drained: Promise<DrainReport> | undefined;
+  /** Told once no run is here, while a drain waits for that. */
+  #idle: (() => void) | undefined;
 
   constructor(protected readonly options: TaskRuntimeOptions) {
     this.store = options.store;
@@ -66,6 +73,26 @@ export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
   protected listening(): void {}
   /** The store may have lost changes. */
   protected missed(): void {}
+
+  drain(options: DrainOptions): Promise<DrainReport> {
+    if (this.#drained) return this.#drained;
+    let deadlineMs: number;
+    try {
+      deadlineMs = drainDeadline(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.draining = true;
+    return (this.#drained = drainTasks(
+      {
+        local: this.local,
+        now: this.now,
+        dispatch: (task, event) => this.dispatch(task, event),
+        idle: () => (this.local.size ? new Promise<void>((resolve) => (this.#idle = resolve)) : Promise.resolve()),
+      },
+      deadlineMs,
+    ));
+  }
 
   refusal(outcome: Exclude<CreateOutcome, "created">): McpJsonRpcError {
     return capRefusal(this.options.limits, outcome);
@@ -151,6 +178,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
     if (statusChanged) tellFollowers(task, snapshot);
     if (final) {
       this.local.remove(task);
+      if (this.#idle && !this.local.size) this.#idle();
       const actor = task.actor;
       task.actor = undefined;
       task.followers = undefined;

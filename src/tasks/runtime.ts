@@ -11,6 +11,8 @@ import type { CreateTaskResult } from "../protocol/types.ts";
 import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
+import type { DrainOptions } from "./drain.ts";
+import type { DrainReport } from "./executor.ts";
 import type { KeepAlive } from "./keep-alive.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { TaskHooks } from "./run-hooks.ts";
@@ -71,5 +73,12 @@ export interface TaskRuntime {
    * or gone), so a timer that fired early knows to wait again.
    */
   expire(id: string): boolean;
+  /**
+   * Stops taking new runs, waits up to `deadlineMs` for the runs here, then hands off or fails the rest
+   * (drain.ts). Called again, it answers the first drain's report.
+   */
+  drain(options: DrainOptions): Promise<DrainReport>;
+  /** True from the first `drain` on. */
+  readonly draining: boolean;
   readonly stats: TaskRuntimeStats;
 }

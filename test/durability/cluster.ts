@@ -30,6 +30,8 @@ export interface Cluster {
   start(name: string, env?: Record<string, string>): Promise<Instance>;
   /** Every instance started, live or not. */
   readonly instances: readonly Instance[];
+  /** What every instance printed: a run's next attempt may start on any live one. */
+  logs(): string;
 }
 
 export function demoCluster(options: ClusterOptions): Cluster {
@@ -49,6 +51,7 @@ export function demoCluster(options: ClusterOptions): Cluster {
     },
     leaseMs: options.leaseMs,
     instances,
+    logs: () => instances.map((i) => i.output()).join("\n"),
     async start(name, env = {}) {
       const demo = await startDemo({
         REDIS_URL: redis!.url,

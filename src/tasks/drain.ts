@@ -1,0 +1,104 @@
+// Draining an instance before it stops (docs/durability.md): no new run starts here, the runs here get up to
+// a deadline to end, and then each one left is either handed off (a retryable run, when another instance can
+// claim it) or failed through the chart with the `shutdown` reason, so that every other instance and every
+// listen stream sees it end before this process goes. The instance's lease stays renewed until the last of
+// those writes (the shared runtime renews while it has tasks here), so nothing is taken for lost meanwhile.
+import type { TaskEvent } from "../../machines/task.machine.ts";
+import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
+import type { MaybePromise } from "../utils/maybe-promise.ts";
+import type { DrainReport } from "./executor.ts";
+import type { LocalTask, LocalTasks } from "./local-tasks.ts";
+
+export interface DrainOptions {
+  /** The most the drain waits for the runs here to end on their own, in ms. */
+  readonly deadlineMs: number;
+}
+
+/** What a drain works with: the runtime's tasks here and how it changes them. */
+export interface DrainParts {
+  readonly local: LocalTasks;
+  readonly now: () => number;
+  /** Applies an event to a task here; settles once the store has it. */
+  dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void>;
+  /** Resolves once no run is here. */
+  idle(): Promise<void>;
+  /**
+   * Hands a task here off to another instance (its run aborted with the `shutdown` reason, the task left
+   * claimable at once); false when this task cannot be (a closure, no attempt left, a store nobody else
+   * reads). Absent: nothing is handed off.
+   */
+  handOff?(task: LocalTask): Promise<boolean>;
+}
+
+/**
+ * How long the final writes (hand-offs and failures) may take after the deadline. A store that answers
+ * none of them in this time (unreachable) cannot be told: the tasks end here, and other instances fail
+ * them once this instance's lease lapses, as for a crash.
+ */
+export const FINAL_WRITES_MS = 1000;
+
+/** The drain's deadline; a TypeError naming `deadlineMs` when it is not a finite number of ms. */
+export function drainDeadline(options: DrainOptions): number {
+  const deadlineMs = options?.deadlineMs;
+  if (typeof deadlineMs !== "number" || !(deadlineMs >= 0) || deadlineMs === Infinity) {
+    throw new TypeError(`drain: deadlineMs must be a finite number of milliseconds (0 or more), not ${String(deadlineMs)}`);
+  }
+  return deadlineMs;
+}
+
+/** Runs one drain: waits, then hands off or fails what is left, and says how each run here ended. */
+export async function drainTasks(parts: DrainParts, deadlineMs: number): Promise<DrainReport> {
+  const { local } = parts;
+  const here = local.ids();
+  if (here.length) await within(parts.idle(), deadlineMs);
+  const left = local.ids().flatMap((id) => local.get(id) ?? []);
+  const finished = here.filter((id) => !local.has(id)).length;
+  if (!left.length) return { finished, handedOff: 0, failed: 0 };
+
+  const handedOff = new Set<LocalTask>();
+  const end = async (task: LocalTask) => {
+    if (parts.handOff && (await parts.handOff(task))) handedOff.add(task);
+    else await parts.dispatch(task, shutdownEvent(parts.now()));
+  };
+  await within(Promise.all(left.map((task) => end(task).catch(() => {}))), FINAL_WRITES_MS);
+  // What the store could not be told in time ends here all the same: no run outlives the drain.
+  for (const task of left) if (local.get(task.id) === task) task.actor?.send(shutdownEvent(parts.now()));
+
+  let failed = 0;
+  for (const task of left) if (!handedOff.has(task) && failedByDrain(task)) failed++;
+  return { finished: finished + left.length - handedOff.size - failed, handedOff: handedOff.size, failed };
+}
+
+/** The chart's event for a run that cannot go on after this instance: it fails, saying the instance shut down. */
+export function shutdownEvent(at: number): TaskEvent {
+  return { type: "attempt.lost", reason: "shutdown", retryable: false, maxAttempts: 1, at };
+}
+
+/**
+ * What creating a task whose run cannot leave this instance (a closure) answers while it drains: a 503 with
+ * `Retry-After: 1`, so that a client (or a balancer) tries again, reaching an instance that is not stopping.
+ */
+export function drainingRefusal(): McpJsonRpcError {
+  return new McpJsonRpcError(
+    ErrorCode.InternalError,
+    "This server instance is shutting down and starts no new task; try again, another instance will take it",
+    undefined,
+    503,
+    { "retry-after": "1" },
+  );
+}
+
+// --- Internal ---
+
+/** Whether the task ended with the drain's own failure (rather than finishing, or being cancelled, meanwhile). */
+function failedByDrain(task: LocalTask): boolean {
+  const { value, context } = task.snapshot;
+  return value === "failed" && (context.error?.data as { reason?: unknown } | undefined)?.reason === "shutdown";
+}
+
+/** Waits for `work`, at most `ms`. */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
