@@ -26,4 +26,4 @@ export type { ScopeHierarchy } from "./scopes.ts";
 export type { ResourceMetadataFields } from "./metadata.ts";
 export type { FetchOptions } from "./discovery.ts";
 export { getMcpAuth } from "../features/authorization.ts";
-export type { McpAuthInfo } from "../features/authorization.ts";
+export type { McpAuthInfo, McpAuthRefusal } from "../features/authorization.ts";

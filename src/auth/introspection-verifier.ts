@@ -63,22 +63,23 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): To
       // A token the server will not even look at (oidc-provider's answer for its own JWTs) is not one of its
       // active opaque tokens; any other 400 (our credentials refused, say) is the setup's fault.
       const answer = (await response.json().catch(() => undefined)) as { error?: unknown } | undefined;
-      if (answer?.error === "unsupported_token_type") throw new InvalidTokenError("invalid");
+      if (answer?.error === "unsupported_token_type") throw new InvalidTokenError("invalid", { detail: "unsupported_token_type", issuer: options.issuer });
       throw new AuthorizationServerUnavailableError(`${endpoint} answered 400 ${JSON.stringify(answer?.error ?? null)}`);
     }
     return verifiedOf(await readJson(response, endpoint));
   };
 
   const verifiedOf = (answer: Record<string, unknown>): VerifiedToken => {
-    if (answer.active !== true) throw new InvalidTokenError("invalid");
-    if (answer.iss !== undefined && answer.iss !== options.issuer) throw new InvalidTokenError("invalid");
+    const issuer = options.issuer;
+    if (answer.active !== true) throw new InvalidTokenError("invalid", { detail: "inactive", issuer });
+    if (answer.iss !== undefined && answer.iss !== issuer) throw new InvalidTokenError("invalid", { detail: "claims", issuer });
     if (answer.token_type !== undefined && typeof answer.token_type === "string" && /^refresh_token$/i.test(answer.token_type)) {
-      throw new InvalidTokenError("invalid");
+      throw new InvalidTokenError("invalid", { detail: "refresh_token", issuer });
     }
     const now = Date.now();
     const exp = typeof answer.exp === "number" ? answer.exp * 1000 : undefined;
-    if (exp !== undefined && exp + tolerance * 1000 <= now) throw new InvalidTokenError("expired");
-    if (typeof answer.nbf === "number" && answer.nbf * 1000 - tolerance * 1000 > now) throw new InvalidTokenError("not_yet_valid");
+    if (exp !== undefined && exp + tolerance * 1000 <= now) throw new InvalidTokenError("expired", { issuer });
+    if (typeof answer.nbf === "number" && answer.nbf * 1000 - tolerance * 1000 > now) throw new InvalidTokenError("not_yet_valid", { issuer });
     const reuseUntil = Math.min(now + ttl, exp ?? Infinity);
     return {
       issuer: options.issuer,

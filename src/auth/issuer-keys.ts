@@ -65,7 +65,7 @@ export function createIssuerKeys(options: IssuerKeysOptions): JWTVerifyGetKey {
   };
   const mayFetch = () => now() - fetchedAt >= cooldownMs;
   // Not final (the issuer may publish the key later), but nothing can change before the next fetch is allowed.
-  const unknownKey = () => new InvalidTokenError("invalid", { final: false, retryAt: fetchedAt + cooldownMs });
+  const unknownKey = () => new InvalidTokenError("invalid", { final: false, retryAt: fetchedAt + cooldownMs, detail: "unknown_key" });
 
   return async (header, token) => {
     if (!keys) {

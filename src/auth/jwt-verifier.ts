@@ -79,15 +79,18 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
         header = decodeProtectedHeader(token);
         unverified = decodeJwt(token);
       } catch {
-        throw new InvalidTokenError("malformed");
+        throw new InvalidTokenError("malformed", { detail: "not_a_jwt" });
       }
       const issuer = typeof unverified.iss === "string" ? byIssuer.get(unverified.iss) : undefined;
-      if (!issuer || typeof header.alg !== "string" || !issuer.algorithms.includes(header.alg)) throw new InvalidTokenError("invalid");
-      if (header.kid !== undefined && (typeof header.kid !== "string" || !KID.test(header.kid))) throw new InvalidTokenError("invalid");
+      if (!issuer) throw new InvalidTokenError("invalid", { detail: "unknown_issuer" });
+      // Only an issuer of the configuration is named to the operator: `iss` itself is whatever the client sent.
+      const named = { issuer: issuer.config.issuer };
+      if (typeof header.alg !== "string" || !issuer.algorithms.includes(header.alg)) throw new InvalidTokenError("invalid", { detail: "algorithm", ...named });
+      if (header.kid !== undefined && (typeof header.kid !== "string" || !KID.test(header.kid))) throw new InvalidTokenError("invalid", { detail: "unknown_key", ...named });
       const now = Date.now() / 1000;
-      if (typeof unverified.exp !== "number") throw new InvalidTokenError("invalid");
-      if (unverified.exp + tolerance <= now) throw new InvalidTokenError("expired");
-      if (typeof unverified.nbf === "number" && unverified.nbf - tolerance > now) throw new InvalidTokenError("not_yet_valid");
+      if (typeof unverified.exp !== "number") throw new InvalidTokenError("invalid", { detail: "claims", ...named });
+      if (unverified.exp + tolerance <= now) throw new InvalidTokenError("expired", named);
+      if (typeof unverified.nbf === "number" && unverified.nbf - tolerance > now) throw new InvalidTokenError("not_yet_valid", named);
 
       let payload: JWTPayload;
       try {
@@ -99,18 +102,31 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
           requiredClaims: ["exp"],
         }));
       } catch (error) {
-        throw refusalOf(error);
+        throw refusalOf(error, named.issuer);
       }
       return verifiedOf(payload, issuer.config);
     },
   };
 }
 
-function refusalOf(error: unknown): Error {
-  if (error instanceof InvalidTokenError || error instanceof AuthorizationServerUnavailableError) return error;
-  if (error instanceof errors.JWTExpired) return new InvalidTokenError("expired");
-  if (error instanceof errors.JWTClaimValidationFailed && error.claim === "nbf") return new InvalidTokenError("not_yet_valid");
-  return new InvalidTokenError("invalid");
+/** jose's verdict as a refusal, with the detail the operator sees. */
+function refusalOf(error: unknown, issuer: string): Error {
+  if (error instanceof AuthorizationServerUnavailableError) return error;
+  if (error instanceof InvalidTokenError) {
+    // The issuer's keys refuse without knowing whose they are.
+    return error.issuer === undefined ? new InvalidTokenError(error.reason, { final: error.final, retryAt: error.retryAt, detail: error.detail, issuer }) : error;
+  }
+  if (error instanceof errors.JWTExpired) return new InvalidTokenError("expired", { issuer });
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === "nbf") return new InvalidTokenError("not_yet_valid", { issuer });
+  return new InvalidTokenError("invalid", { detail: joseDetail(error), issuer });
+}
+
+function joseDetail(error: unknown): string {
+  if (error instanceof errors.JWSSignatureVerificationFailed) return "bad_signature";
+  if (error instanceof errors.JOSEAlgNotAllowed) return "algorithm";
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) return "unknown_key";
+  if (error instanceof errors.JWTClaimValidationFailed) return "claims";
+  return "invalid";
 }
 
 function verifiedOf(payload: JWTPayload, config: JwtIssuer): VerifiedToken {

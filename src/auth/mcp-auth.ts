@@ -1,7 +1,7 @@
 // `mcpAuth()`: one object that protects an MCP route as an OAuth 2.1 resource server (the handler's
 // `auth`) and serves the protected resource metadata that tells clients where to get a token.
 import type { EventHandler } from "h3";
-import type { McpAuthGuard, McpAuthInfo } from "../features/authorization.ts";
+import type { McpAuthGuard, McpAuthInfo, McpAuthRefusal } from "../features/authorization.ts";
 import { McpJsonRpcError } from "../protocol/errors.ts";
 import { bearerCredentials, isB64Token, MALFORMED, NO_CREDENTIALS } from "./bearer.ts";
 import { createChallenges } from "./challenge.ts";
@@ -72,6 +72,11 @@ interface Admitted {
 
 const REFUSED_FOR_MS = 60_000;
 
+/** A refusal as remembered for a token: what the client is told, and why (for `authRefused`). */
+type Refusal = Omit<McpAuthRefusal, "remembered">;
+
+type Refused = ((refusal: McpAuthRefusal) => void) | undefined;
+
 /**
  * Protects an MCP route as an OAuth 2.1 resource server, as the MCP authorization spec says.
  *
@@ -100,7 +105,7 @@ export function mcpAuth(options: McpAuthOptions): McpAuth {
   const maxTokenLength = options.maxTokenLength ?? 8192;
   const max = options.cache === false ? 0 : (options.cache?.max ?? 10_000);
   const admitted = new TokenCache<Admitted>(max);
-  const refused = new TokenCache<RefusalReason>(max);
+  const refused = new TokenCache<Refusal>(max);
   const grantedOf = new WeakMap<McpAuthInfo, ReadonlySet<string>>();
 
   const url = metadataUrl(resource);
@@ -120,15 +125,22 @@ export function mcpAuth(options: McpAuthOptions): McpAuth {
     return entry.auth;
   };
 
-  const verify = async (token: string, now: number): Promise<McpAuthInfo> => {
+  /** The 401 for a refused token, after telling the operator's hook why. */
+  const refuse = (refusal: Refusal, remembered: boolean, tell: Refused) => {
+    tell?.({ ...refusal, remembered });
+    return challenges.invalidToken(refusal.reason);
+  };
+
+  const verify = async (token: string, now: number, tell: Refused): Promise<McpAuthInfo> => {
     let verified: VerifiedToken;
     try {
       verified = await verifier.verify(token);
     } catch (error) {
       if (error instanceof InvalidTokenError) {
-        if (error.final) refused.set(token, error.reason, now + REFUSED_FOR_MS, now);
-        else if (error.retryAt !== undefined) refused.set(token, error.reason, Math.min(error.retryAt, now + REFUSED_FOR_MS), now);
-        throw challenges.invalidToken(error.reason);
+        const refusal: Refusal = { reason: error.reason, detail: error.detail, ...(error.issuer !== undefined && { issuer: error.issuer }) };
+        if (error.final) refused.set(token, refusal, now + REFUSED_FOR_MS, now);
+        else if (error.retryAt !== undefined) refused.set(token, refusal, Math.min(error.retryAt, now + REFUSED_FOR_MS), now);
+        throw refuse(refusal, false, tell);
       }
       if (McpJsonRpcError.isError(error)) throw error;
       const unavailable = challenges.unavailable();
@@ -140,8 +152,9 @@ export function mcpAuth(options: McpAuthOptions): McpAuth {
     }
     const reason = refusalOf(verified, resource);
     if (reason) {
-      refused.set(token, reason, now + REFUSED_FOR_MS, now);
-      throw challenges.invalidToken(reason);
+      const refusal: Refusal = { reason, detail: reason === "audience" ? "audience" : "no_subject", issuer: verified.issuer };
+      refused.set(token, refusal, now + REFUSED_FOR_MS, now);
+      throw refuse(refusal, false, tell);
     }
     const auth = identityOf(verified);
     const granted = expand(auth.scopes);
@@ -161,21 +174,21 @@ export function mcpAuth(options: McpAuthOptions): McpAuth {
       for (const path of paths) app.all(path, metadataHandler);
       return app;
     },
-    authenticate(request) {
+    authenticate(request, tell) {
       const token = bearerCredentials(request.headers.get("authorization"));
       if (token === NO_CREDENTIALS) throw challenges.unauthenticated();
       if (token === MALFORMED) throw challenges.invalidRequest();
       const now = Date.now();
       const hit = admitted.get(token, now);
       if (hit) return admit(hit);
-      if (token.length > maxTokenLength) throw challenges.invalidToken("malformed");
+      if (token.length > maxTokenLength) throw refuse(TOO_LONG, false, tell);
       if (!isB64Token(token)) {
         // A space or comma is where two headers were joined ("Bearer a, Bearer b"): the request is wrong, not a token.
-        throw /[ ,]/.test(token) ? challenges.invalidRequest() : challenges.invalidToken("malformed");
+        throw /[ ,]/.test(token) ? challenges.invalidRequest() : refuse(NOT_B64TOKEN, false, tell);
       }
       const known = refused.get(token, now);
-      if (known) throw challenges.invalidToken(known);
-      return verify(token, now);
+      if (known) throw refuse(known, true, tell);
+      return verify(token, now, tell);
     },
     requireScopes(auth, scopes) {
       const granted = grantedOf.get(auth);
@@ -186,6 +199,9 @@ export function mcpAuth(options: McpAuthOptions): McpAuth {
 }
 
 // --- Internal ---
+
+const TOO_LONG: Refusal = { reason: "malformed", detail: "too_long" };
+const NOT_B64TOKEN: Refusal = { reason: "malformed", detail: "not_b64token" };
 
 /** Why a verified token is still refused here: it names another resource, or nobody. */
 function refusalOf(verified: VerifiedToken, resource: string): RefusalReason | undefined {
@@ -217,7 +233,7 @@ function customVerifier(verify: VerifyToken): TokenVerifier {
     issuers: [],
     async verify(token) {
       const verified = await verify(token);
-      if (!verified) throw new InvalidTokenError("invalid");
+      if (!verified) throw new InvalidTokenError("invalid", { detail: "refused" });
       return verified;
     },
   };

@@ -1,8 +1,11 @@
 // Why a token was refused, said without leaking anything about the token or the server: the same few
-// descriptions for every verifier, and one error for an authorization server that cannot be reached.
+// descriptions for every verifier (with a finer detail that only the operator sees), and one error for an
+// authorization server that cannot be reached.
+
+import type { McpTokenRefusalReason } from "../features/authorization.ts";
 
 /** The reasons a token is refused; each has one fixed `error_description`. */
-export type RefusalReason = "malformed" | "invalid" | "expired" | "not_yet_valid" | "audience";
+export type RefusalReason = McpTokenRefusalReason;
 
 const DESCRIPTIONS: Record<RefusalReason, string> = {
   malformed: "The access token is malformed",
@@ -36,13 +39,22 @@ export class InvalidTokenError extends Error {
    * guard answers it again without asking until then (the keys cannot be fetched again before).
    */
   readonly retryAt?: number;
+  /**
+   * Why, finer than `reason`, for the operator only (`authRefused`): a fixed word such as `bad_signature` or
+   * `unknown_key`, never the token or text taken from it. Default: the reason.
+   */
+  readonly detail: string;
+  /** The issuer the token names, when the verifier is configured for it (for the operator only). */
+  readonly issuer?: string;
   constructor(
     readonly reason: RefusalReason = "invalid",
-    options: { final?: boolean; retryAt?: number } = {},
+    options: { final?: boolean; retryAt?: number; detail?: string; issuer?: string } = {},
   ) {
     super(DESCRIPTIONS[reason] ?? DESCRIPTIONS.invalid);
     this.final = options.final ?? true;
     if (options.retryAt !== undefined) this.retryAt = options.retryAt;
+    this.detail = options.detail ?? reason;
+    if (options.issuer !== undefined) this.issuer = options.issuer;
   }
 }
 

@@ -25,10 +25,37 @@ export interface McpAuthInfo {
  * cannot be reached).
  */
 export interface McpAuthGuard {
-  /** The identity of the request's bearer token, which also holds the scopes the whole route needs. */
-  authenticate(request: Request): McpAuthInfo | Promise<McpAuthInfo>;
+  /**
+   * The identity of the request's bearer token, which also holds the scopes the whole route needs. A token it
+   * refuses (401) is also told to `refused`, with why, when the handler's plugins listen (`authRefused`).
+   */
+  authenticate(request: Request, refused?: (refusal: McpAuthRefusal) => void): McpAuthInfo | Promise<McpAuthInfo>;
   /** Refuses with the 403 `insufficient_scope` challenge unless `auth` holds each of `scopes` (or a scope implying it). */
   requireScopes(auth: McpAuthInfo, scopes: readonly string[]): void;
+}
+
+/** Why a bearer token was refused, as the client is told it (`error_description`). */
+export type McpTokenRefusalReason = "malformed" | "invalid" | "expired" | "not_yet_valid" | "audience";
+
+/**
+ * A refused bearer token, for the operator (`authRefused`): what the client was told and, finer, why. Built
+ * from fixed words and the server's own configuration: never the token, nor anything else the client sent.
+ */
+export interface McpAuthRefusal {
+  /** What the client was told (its `error_description`). */
+  readonly reason: McpTokenRefusalReason;
+  /**
+   * Why, in a fixed word the client never sees: `expired`, `not_yet_valid`, `audience` (issued for another
+   * resource), `unknown_issuer`, `unknown_key` (no published key has its `kid`), `bad_signature`,
+   * `algorithm`, `claims` (`typ`, `iss` or a required claim), `no_subject`, `too_long`, `not_b64token`,
+   * `not_a_jwt`, `inactive` (introspection said so), `refresh_token`, `unsupported_token_type`, `refused`
+   * (an app's verifier returned nothing); or what an app's verifier put in `InvalidTokenError`'s `detail`.
+   */
+  readonly detail: string;
+  /** The issuer, when the token names one the verifier is configured for. */
+  readonly issuer?: string;
+  /** True when the same token was refused moments ago and is answered again without asking the verifier. */
+  readonly remembered: boolean;
 }
 
 declare module "h3" {

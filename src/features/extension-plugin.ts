@@ -1,4 +1,5 @@
 import type { H3Event } from "h3";
+import type { McpAuthRefusal } from "./authorization.ts";
 import type { Hub } from "./change-hub.ts";
 import type { ToolDefinition } from "./tools.ts";
 import type { Implementation, JsonObject, RequestId } from "../protocol/types.ts";
@@ -115,6 +116,23 @@ export interface McpPlugin {
     next: () => Promise<JsonObject>,
     task?: { readonly taskId: string },
   ) => JsonObject | Promise<JsonObject>;
+  /**
+   * Told when a request's body never arrived whole because of its client: it hung up (`"gone"`, answered
+   * nothing, since nobody is there to read it) or was slower than `bodyTimeoutMs` (`"body_timeout"`, answered
+   * 408). The client's doing, so never an `onError`: count it, log it at a low level. Must not throw.
+   */
+  clientError?: (failure: McpClientFailure, event: H3Event) => void;
+  /**
+   * Told when the handler's `auth` refuses a bearer token (401), with why, for the operator: the client only
+   * learns the fixed `error_description`. Never carries the token. Must not throw.
+   */
+  authRefused?: (refusal: McpAuthRefusal, event: H3Event) => void;
+}
+
+/** What a client did to a request whose body never arrived whole. */
+export interface McpClientFailure {
+  /** `"gone"`: it closed the connection first; `"body_timeout"`: it was slower than `bodyTimeoutMs`. */
+  readonly reason: "gone" | "body_timeout";
 }
 
 /** A 2025-11-25 session, as `watchSession` sees it. */

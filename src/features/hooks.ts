@@ -2,7 +2,8 @@
 // function per hook, so that the request path asks one question ("is there a hook?") and a handler whose
 // plugins have none pays nothing more.
 import type { H3Event } from "h3";
-import type { McpPlugin, McpSessionEnd, McpSessionInfo, McpTaskRunInfo } from "./extension-plugin.ts";
+import type { McpAuthRefusal } from "./authorization.ts";
+import type { McpClientFailure, McpPlugin, McpSessionEnd, McpSessionInfo, McpTaskRunInfo } from "./extension-plugin.ts";
 import type { ToolDefinition } from "./tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
@@ -32,6 +33,10 @@ export interface PluginHooks {
   readonly taskOrigin?: (event: H3Event) => JsonObject | undefined;
   /** Tells every `watchSession` of a new session; returns what to call at its end (undefined when nobody asked). */
   readonly watchSession?: (session: McpSessionInfo) => ((end: McpSessionEnd) => void) | undefined;
+  /** Every `clientError`; an observer that throws is skipped. */
+  readonly clientError?: (failure: McpClientFailure, event: H3Event) => void;
+  /** Every `authRefused`; an observer that throws is skipped. */
+  readonly authRefused?: (refusal: McpAuthRefusal, event: H3Event) => void;
 }
 
 export function composeHooks(plugins: readonly McpPlugin[]): PluginHooks {
@@ -42,6 +47,8 @@ export function composeHooks(plugins: readonly McpPlugin[]): PluginHooks {
     beforeToolCall: composeBeforeToolCall(plugins),
     taskOrigin: composeTaskOrigin(plugins),
     watchSession: composeWatchSession(plugins),
+    clientError: composeObservers(plugins.flatMap((p) => (p.clientError ? [p.clientError.bind(p)] : []))),
+    authRefused: composeObservers(plugins.flatMap((p) => (p.authRefused ? [p.authRefused.bind(p)] : []))),
   };
 }
 
@@ -129,5 +136,19 @@ function composeWatchSession(plugins: readonly McpPlugin[]): PluginHooks["watchS
         }
       }
     };
+  };
+}
+
+/** Observers told one after the other, each failure swallowed (an observer never changes an answer); undefined for none. */
+function composeObservers<A>(observers: readonly ((arg: A, event: H3Event) => void)[]): ((arg: A, event: H3Event) => void) | undefined {
+  if (!observers.length) return undefined;
+  return (arg, event) => {
+    for (const observe of observers) {
+      try {
+        observe(arg, event);
+      } catch {
+        // As watchSession's.
+      }
+    }
   };
 }

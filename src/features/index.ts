@@ -41,13 +41,14 @@ export { mcpRequestState } from "./mrtr/request-state.ts";
 
 // Authorization (the guard itself is mcpAuth() from "h3-mcp/auth")
 export { getMcpAuth } from "./authorization.ts";
-export type { McpAuthGuard, McpAuthInfo } from "./authorization.ts";
+export type { McpAuthGuard, McpAuthInfo, McpAuthRefusal, McpTokenRefusalReason } from "./authorization.ts";
 
 // Extension plugins
 export { defineMcpPlugin } from "./extension-plugin.ts";
 export type {
   ListenFilter,
   ListenStream,
+  McpClientFailure,
   McpExtensionPlugin,
   McpNext,
   McpPlugin,

@@ -29,6 +29,11 @@ export const ATTR = {
   taskStatusMessage: "mcp.task.status_message",
   inputKeys: "mcp.task.input_request.keys",
   inputMethods: "mcp.task.input_request.methods",
+  // Ours: refusals and client failures.
+  authReason: "mcp.auth.refusal.reason",
+  authDetail: "mcp.auth.refusal.detail",
+  authIssuer: "mcp.auth.issuer",
+  clientFailure: "mcp.client.failure",
 } as const;
 
 /** Metric names. */
@@ -40,12 +45,15 @@ export const METRIC = {
   taskDuration: "mcp.server.task.duration",
   tasksActive: "mcp.server.task.active",
   storeSize: "mcp.server.task.store.size",
+  authRefusals: "mcp.server.auth.refusals",
+  clientFailures: "mcp.server.client.failures",
 } as const;
 
 /** Span event names (ours: tasks). */
 export const EVENT = {
   status: "mcp.task.status",
   inputRequested: "mcp.task.input_requested",
+  authRefused: "mcp.auth.refused",
 } as const;
 
 /** The conventions' bucket boundaries for MCP durations, in seconds. */

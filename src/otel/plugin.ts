@@ -20,7 +20,7 @@ import { getRequestContext, type McpContext } from "../features/request-context.
 import { McpJsonRpcError } from "../protocol/errors.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { isThenable } from "../utils/is-thenable.ts";
-import { ATTR, DURATION_BUCKETS, METRIC, TOOL_ERROR } from "./conventions.ts";
+import { ATTR, DURATION_BUCKETS, EVENT, METRIC, TOOL_ERROR } from "./conventions.ts";
 import { createOperations, type Operation } from "./operations.ts";
 import { createTaskTracing, type TaskStoreSize } from "./task-spans.ts";
 import { traceparentOf } from "./trace-context.ts";
@@ -64,6 +64,11 @@ export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlug
     unit: "s",
     description: "How long a 2025-11-25 session lasted, from initialize to its end",
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  const authRefusals = meter.createCounter(METRIC.authRefusals, { unit: "{request}", description: "Bearer tokens refused (401), by reason and detail" });
+  const clientFailures = meter.createCounter(METRIC.clientFailures, {
+    unit: "{request}",
+    description: "Requests whose body never arrived whole: the client hung up, or was too slow",
   });
   const payloads = options.recordToolPayloads === true;
   const uriInName = options.resourceUriInSpanName === true;
@@ -138,6 +143,16 @@ export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlug
         return failed(error);
       }
       return isThenable(result) ? result.then(ok, failed) : ok(result);
+    },
+    authRefused(refusal) {
+      const attributes: Record<string, string> = { [ATTR.authReason]: refusal.reason, [ATTR.authDetail]: refusal.detail };
+      if (refusal.issuer !== undefined) attributes[ATTR.authIssuer] = refusal.issuer;
+      authRefusals.add(1, attributes);
+      // Refused before any MCP request exists: the event goes on the span around it (an HTTP instrumentation's).
+      trace.getActiveSpan()?.addEvent(EVENT.authRefused, attributes);
+    },
+    clientError(failure) {
+      clientFailures.add(1, { [ATTR.clientFailure]: failure.reason });
     },
     wrapTaskRun: tasks.wrapTaskRun,
     taskOrigin() {

@@ -1,5 +1,5 @@
 import { defineHandler, type EventHandlerWithFetch, type H3Event } from "h3";
-import { DEFAULT_MAX_BODY, readBodyText } from "./body.ts";
+import { clientBodyFailure, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY, readBodyText } from "./body.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import { createHub, type ListKind } from "../features/change-hub.ts";
 import { handleLegacy, handleLegacyStream } from "./legacy.ts";
@@ -30,11 +30,20 @@ export interface McpHandlerConfig extends OriginPolicy {
   extensionPlugins?: (McpPlugin | McpExtensionPlugin)[];
   /** Largest accepted request body in bytes; larger ones get 413. Default 4 MiB. */
   maxBodySize?: number;
+  /**
+   * Milliseconds a client has to send a request's whole body, from when the handler starts reading it; a
+   * slower one gets 408 and its connection is closed. Default 10 000; `Infinity` for no deadline.
+   */
+  bodyTimeoutMs?: number;
   /** Signing of MRTR `requestState`. */
   requestState?: RequestStateOptions;
   /** Serve initialize-based (2025-11-25 and older) clients on the same route. Default true. */
   legacy?: boolean | SessionOptions;
-  /** Called with unexpected errors (the client only sees a generic internal error). */
+  /**
+   * Called with what the server did wrong: unexpected errors (the client only sees a generic internal error).
+   * What a client did (hung up, sent its body too slowly, brought a bad token) never comes here: plugins
+   * hear of it (`clientError`, `authRefused`).
+   */
   onError?: (error: unknown, event: H3Event) => void;
   /**
    * Protects the route as an OAuth 2.1 resource server: `mcpAuth(...)` from "h3-mcp/auth". Every request
@@ -133,6 +142,8 @@ export function defineMcpHandler(
   for (const plugin of plugins) offerHub(plugin, mount.hub);
   const checkOrigin = createOriginCheck(config);
   const maxBody = config.maxBodySize ?? DEFAULT_MAX_BODY;
+  const bodyTimeoutMs = bodyDeadline(config.bodyTimeoutMs);
+  const { clientError, authRefused } = mount.hooks;
 
   const handler = defineHandler(async (event) => {
     let id: JsonRpcMessage["id"];
@@ -143,7 +154,9 @@ export function defineMcpHandler(
       // Before anything else runs: no body is read, no session touched, for a request that is not let in.
       let auth: McpAuthInfo | undefined;
       if (mount.auth) {
-        const verified = mount.auth.authenticate(event.req);
+        const verified = authRefused
+          ? mount.auth.authenticate(event.req, (refusal) => authRefused(refusal, event))
+          : mount.auth.authenticate(event.req);
         auth = isThenable(verified) ? await verified : verified;
         event.context.mcpAuth = auth;
       }
@@ -159,7 +172,7 @@ export function defineMcpHandler(
           { allow: "POST" },
         );
       }
-      const msg = parseMessage(await readBodyText(event.req, maxBody));
+      const msg = parseMessage(await readBodyText(event.req, maxBody, bodyTimeoutMs));
       if ("response" in msg) return acceptResponse(event, mount, msg.response, auth);
       id = msg.id;
       if (!mount.legacy && msg.method === "initialize") {
@@ -171,6 +184,8 @@ export function defineMcpHandler(
       era = mount.legacy && isLegacy(event, mount, msg) ? "legacy" : "modern";
       return era === "legacy" ? await handleLegacy(event, mount, msg, auth) : await handleModern(event, mount, msg, auth);
     } catch (error) {
+      const failure = clientBodyFailure(error);
+      if (failure !== undefined) clientError?.({ reason: failure }, event);
       return errorResponse(id, toJsonRpcError(reportUnexpected(mount, error, event)), era);
     }
   }) as McpHandler;
@@ -260,6 +275,15 @@ function isLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage): boolean {
 
 function isLegacyVersion(version: string): boolean {
   return (LEGACY_VERSIONS as readonly string[]).includes(version.trim());
+}
+
+function bodyDeadline(ms: number | undefined): number {
+  if (ms === undefined) return DEFAULT_BODY_TIMEOUT_MS;
+  // Past 2^31 - 1 ms setTimeout fires at once: a deadline that long is none.
+  if (ms === Infinity || ms > 2 ** 31 - 1) return Infinity;
+  // setTimeout would fire at once for 0, NaN or a negative number, and refuse every body.
+  if (!Number.isFinite(ms) || ms < 1) throw new TypeError(`bodyTimeoutMs must be a number of milliseconds >= 1 (or Infinity), got ${ms}`);
+  return ms;
 }
 
 const DEFAULT_KEEPALIVE_MS = 5_000;
