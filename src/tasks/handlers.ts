@@ -10,6 +10,7 @@ import type { JsonObject } from "../protocol/types.ts";
 import { RawJson } from "../protocol/wire.ts";
 import { EMPTY_ACK, isTerminalStatus, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
+import { unrefTimerAt } from "../utils/timers.ts";
 import { keepAliveFor, untilIdle } from "./keep-alive.ts";
 import { snapshotFromKeptJson } from "./kept-json.ts";
 import type { TaskRuntime } from "./runtime.ts";
@@ -148,28 +149,10 @@ function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner:
   });
 }
 
-// setTimeout's longest delay; a longer ttl waits in steps.
-const MAX_DELAY = 2 ** 31 - 1;
-
 /**
  * Fires the task's expiry at its time. The timer is the stream's: it lives only while the stream
  * is open and its task runs, and never holds the process open. The store itself runs no timer.
  */
 function expiryTimer(deps: TaskHandlerDeps, id: string, expiresAt: number): () => void {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = () => {
-    timer = setTimeout(
-      () => {
-        timer = undefined;
-        if (!deps.runtime.expire(id)) arm();
-      },
-      Math.min(MAX_DELAY, Math.max(0, expiresAt - deps.now())),
-    );
-    (timer as { unref?: () => void }).unref?.();
-  };
-  arm();
-  return () => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-  };
+  return unrefTimerAt(expiresAt, deps.now, () => deps.runtime.expire(id));
 }

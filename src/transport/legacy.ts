@@ -14,7 +14,8 @@ import { serves } from "./modern.ts";
 import { fromCursor, resourceScopes } from "../features/compiled-server.ts";
 import { principalOf, type LegacySession } from "./sessions.ts";
 import { requireOperationScopes, type McpAuthInfo } from "../features/authorization.ts";
-import { atExpiry } from "./expiry.ts";
+import { unrefTimerAt } from "../utils/timers.ts";
+import { SseStream } from "./sse-stream.ts";
 import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel } from "../protocol/types.ts";
 import { LEGACY_VERSIONS, LOG_LEVELS } from "../protocol/types.ts";
 import { emptyResponse, jsonResponse, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
@@ -104,48 +105,21 @@ export function handleLegacyStream(event: H3Event, mount: Mount, auth?: McpAuthI
     return emptyResponse(200);
   }
   session.closeStream?.();
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let off: (() => void) | undefined;
-  let stopExpiry: (() => void) | undefined;
-  const cleanup = () => {
-    if (timer) clearInterval(timer);
-    stopExpiry?.();
-    off?.();
+  const stream = new SseStream({ keepAliveMs: mount.keepAliveMs });
+  const close = () => stream.close();
+  stream.onClose(
+    mount.hub.subscribe((e) => {
+      if (e.kind === "list_changed") stream.send(sseFrame(toNotificationMessage(`notifications/${e.list}/list_changed`, {})));
+      else if (session.subscriptions.has(e.uri)) stream.send(sseFrame(toNotificationMessage("notifications/resources/updated", { uri: e.uri })));
+    }),
+  );
+  stream.onClose(() => {
     if (session.closeStream === close) session.closeStream = undefined;
-  };
-  let close = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(SSE_KEEPALIVE);
-      off = mount.hub.subscribe((e) => {
-        if (e.kind === "list_changed") controller.enqueue(sseFrame(toNotificationMessage(`notifications/${e.list}/list_changed`, {})));
-        else if (session.subscriptions.has(e.uri)) {
-          controller.enqueue(sseFrame(toNotificationMessage("notifications/resources/updated", { uri: e.uri })));
-        }
-      });
-      timer = setInterval(() => {
-        try {
-          controller.enqueue(SSE_KEEPALIVE);
-        } catch {
-          cleanup(); // the client went away between two frames
-        }
-      }, mount.keepAliveMs);
-      timer.unref?.();
-      close = () => {
-        cleanup();
-        try {
-          controller.close();
-        } catch {
-          // Already closed by the client.
-        }
-      };
-      session.closeStream = close;
-      // The stream ends with the token that opened it; the client reopens it with a fresh one.
-      stopExpiry = atExpiry(auth?.expiresAt, () => close());
-    },
-    cancel: () => cleanup(),
   });
-  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id } });
+  session.closeStream = close;
+  // The stream ends with the token that opened it; the client reopens it with a fresh one.
+  if (auth?.expiresAt !== undefined) stream.onClose(unrefTimerAt(auth.expiresAt, Date.now, close));
+  return stream.response({ ...SSE_HEADERS, "mcp-session-id": session.id }, SSE_KEEPALIVE);
 }
 
 // --- Internal ---

@@ -6,8 +6,9 @@ import type { Hub } from "../features/change-hub.ts";
 import type { ListenStream, McpExtensionPlugin } from "../features/extension-plugin.ts";
 import type { JsonObject, RequestId } from "../protocol/types.ts";
 import { META } from "../protocol/types.ts";
-import { atExpiry } from "./expiry.ts";
-import { type ResultMeta, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
+import { type ResultMeta, type WireResponse, SSE_HEADERS, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
+import { unrefTimerAt } from "../utils/timers.ts";
+import { SseStream } from "./sse-stream.ts";
 
 /** Core list filters and whether this server advertises the list. */
 export interface ListenCore {
@@ -27,27 +28,32 @@ export interface EndableStream {
   end(): void;
 }
 
-export function openListenStream(
-  event: H3Event,
-  id: RequestId,
-  params: JsonObject,
-  hub: Hub,
-  core: ListenCore,
-  plugins: Iterable<McpExtensionPlugin>,
-  open: Set<EndableStream>,
-  keepAliveMs: number,
-  resultMeta?: ResultMeta,
+/** What a listen stream is opened with: the request, and what the handler serving it holds. */
+export interface ListenStreamOptions {
+  event: H3Event;
+  id: RequestId;
+  params: JsonObject;
+  hub: Hub;
+  core: ListenCore;
+  plugins: Iterable<McpExtensionPlugin>;
+  /** The handler's open streams: the stream is in it while it is open. */
+  open: Set<EndableStream>;
+  keepAliveMs: number;
+  resultMeta?: ResultMeta;
   /** When the request's token expires (ms since the epoch): the stream ends then, and the client comes back with a new one. */
-  expiresAt?: number,
+  expiresAt?: number;
   /** Told the acknowledgement's params (`{ notifications }`) when the stream is answered. */
-  acknowledged?: (params: JsonObject) => void,
-): WireResponse | Promise<WireResponse> {
+  acknowledged?: (params: JsonObject) => void;
+}
+
+export function openListenStream(options: ListenStreamOptions): WireResponse | Promise<WireResponse> {
+  const { event, params, hub, core, open } = options;
   const requested = params.notifications;
   if (typeof requested !== "object" || requested === null || Array.isArray(requested)) {
     throw invalidParams("subscriptions/listen needs params.notifications");
   }
   const wanted = requested as JsonObject;
-  const stream = createStream(id, keepAliveMs, resultMeta, expiresAt, acknowledged);
+  const stream = createStream(options);
   open.add(stream);
   stream.onClose(() => open.delete(stream));
 
@@ -71,7 +77,7 @@ export function openListenStream(
       stream.onClose(off);
     }
     const later: Promise<void>[] = [];
-    for (const plugin of plugins) {
+    for (const plugin of options.plugins) {
       for (const filter of plugin.listen ?? []) {
         if (!(filter.key in wanted)) continue;
         const value = filter.agree(event, wanted[filter.key], stream);
@@ -87,101 +93,56 @@ export function openListenStream(
     }
     if (later.length) {
       return Promise.all(later).then(
-        () => stream["~respond"](agreed),
+        () => stream.respond(agreed),
         (error) => {
-          stream["~close"]();
+          stream.close();
           throw error;
         },
       );
     }
   } catch (error) {
-    stream["~close"]();
+    stream.close();
     throw error;
   }
-  return stream["~respond"](agreed);
+  return stream.respond(agreed);
 }
 
 // --- Internal ---
 
-function createStream(
-  id: RequestId,
-  keepAliveMs: number,
-  resultMeta: ResultMeta | undefined,
-  expiresAt: number | undefined,
-  acknowledged: ((params: JsonObject) => void) | undefined,
-) {
+type OpenListenStream = ListenStream & EndableStream & { close(): void; respond(agreed: JsonObject): WireResponse };
+
+function createStream({ id, keepAliveMs, resultMeta, expiresAt, acknowledged }: ListenStreamOptions): OpenListenStream {
   const meta = { [META.subscriptionId]: id };
-  const closers: (() => void)[] = [];
-  const pending: Uint8Array[] = [];
-  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-  let closed = false;
-  let timer: ReturnType<typeof setInterval> | undefined;
-
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    listenStats.open--;
-    if (timer) clearInterval(timer);
-    for (const fn of closers.splice(0)) {
-      try {
-        fn();
-      } catch {
-        // A cleanup failing must not keep the others from running.
-      }
-    }
-  };
+  const sse = new SseStream({ keepAliveMs });
   listenStats.open++;
+  sse.onClose(() => listenStats.open--);
 
-  const stream: ListenStream & { "~close"(): void; "~respond"(agreed: JsonObject): WireResponse; end(): void } = {
+  const stream: OpenListenStream = {
     subscriptionId: id,
     get closed() {
-      return closed;
+      return sse.closed;
     },
     notify(method, params) {
-      if (closed) return;
-      const frame = sseFrame(toNotificationMessage(method, { ...params, _meta: { ...(params._meta as JsonObject), ...meta } }));
-      if (controller) controller.enqueue(frame);
-      else pending.push(frame);
+      if (sse.closed) return;
+      sse.send(sseFrame(toNotificationMessage(method, { ...params, _meta: { ...(params._meta as JsonObject), ...meta } })));
     },
     onClose(callback) {
-      if (closed) callback();
-      else closers.push(callback);
+      sse.onClose(callback);
     },
-    /** A server-initiated end: the result first, then the close. */
+    /** A server-initiated end: the result first, then the close. Not before the stream is answered. */
     end() {
-      if (closed || !controller) return;
-      controller.enqueue(sseFrame(toResultMessage(id, { resultType: "complete", _meta: meta }, resultMeta)));
-      controller.close();
-      close();
+      if (sse.closed || !sse.started) return;
+      sse.end(sseFrame(toResultMessage(id, { resultType: "complete", _meta: meta }, resultMeta)));
     },
-    "~close": close,
-    "~respond"(agreed) {
+    close() {
+      sse.close();
+    },
+    respond(agreed) {
       acknowledged?.({ notifications: agreed });
-      const ack = sseFrame(
-        toNotificationMessage("notifications/subscriptions/acknowledged", { notifications: agreed, _meta: meta }),
-      );
-      const body = new ReadableStream<Uint8Array>({
-        start(c) {
-          controller = c;
-          c.enqueue(ack);
-          for (const frame of pending.splice(0)) c.enqueue(frame);
-          timer = setInterval(() => {
-            try {
-              c.enqueue(SSE_KEEPALIVE);
-            } catch {
-              close();
-            }
-          }, keepAliveMs);
-          // Keep-alives must not hold a process open that has nothing else to do.
-          timer.unref?.();
-          const stop = atExpiry(expiresAt, () => stream.end());
-          if (stop) closers.push(stop);
-        },
-        cancel() {
-          close();
-        },
-      });
-      return new Response(body, { status: 200, headers: SSE_HEADERS });
+      const ack = sseFrame(toNotificationMessage("notifications/subscriptions/acknowledged", { notifications: agreed, _meta: meta }));
+      const response = sse.response(SSE_HEADERS, ack);
+      if (expiresAt !== undefined && !sse.closed) sse.onClose(unrefTimerAt(expiresAt, Date.now, () => stream.end()));
+      return response;
     },
   };
   return stream;

@@ -111,7 +111,19 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
     }
     case "subscriptions/listen": {
       const open = (acknowledged?: (params: JsonObject) => void) =>
-        openListenStream(event, ctx.requestId, params, mount.hub, listenCore(server, mount, auth), extensions.values(), mount.streams, mount.keepAliveMs, server.resultMeta, auth?.expiresAt, acknowledged);
+        openListenStream({
+          event,
+          id: ctx.requestId,
+          params,
+          hub: mount.hub,
+          core: listenCore(server, mount, auth),
+          plugins: extensions.values(),
+          open: mount.streams,
+          keepAliveMs: mount.keepAliveMs,
+          resultMeta: server.resultMeta,
+          expiresAt: auth?.expiresAt,
+          acknowledged,
+        });
       return mount.hooks.request ? listenThroughHooks(event, mount.hooks.request, open) : open();
     }
     case "tools/call":

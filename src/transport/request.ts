@@ -20,6 +20,7 @@ import {
   type WireResponse,
 } from "../protocol/wire.ts";
 import { isThenable } from "../utils/is-thenable.ts";
+import { SseStream } from "./sse-stream.ts";
 
 export type RequestInit = Pick<
   McpContext,
@@ -48,11 +49,10 @@ interface NodeRuntime {
   node?: { res?: { readonly writableEnded: boolean; readonly destroyed: boolean; once(event: "close", listener: () => void): unknown } };
 }
 
-interface Channel {
-  frames: Uint8Array[];
-  controller?: ReadableStreamDefaultController<Uint8Array>;
-  onFirst?: () => void;
-  done: boolean;
+/** A request's stream: its frames wait until `respond` knows the answer streams. */
+class Channel extends SseStream {
+  /** Told when a frame is queued, while `respond` waits to learn whether the answer streams. */
+  onFirst: (() => void) | undefined = undefined;
 }
 
 /** Builds the context for one request and attaches it to the event. */
@@ -113,7 +113,7 @@ class Context implements TransportContext {
     this.#minLog = minLog;
     // Legacy requests may need their stream for server-to-client requests, so they always get one.
     const streams = init.meta.progressToken !== undefined || minLog >= 0 || init.era === "legacy";
-    this.channel = streams ? { frames: [], done: false } : undefined;
+    this.channel = streams ? new Channel({ onCancel: (reason) => this.abort(reason ?? new Error("Client closed the stream")) }) : undefined;
   }
 
   get signal(): AbortSignal {
@@ -170,7 +170,7 @@ class Context implements TransportContext {
 
   send(message: string): boolean {
     const channel = this.channel;
-    if (!channel || channel.done) return false;
+    if (!channel || channel.closed) return false;
     this.#push(message);
     return true;
   }
@@ -187,13 +187,9 @@ class Context implements TransportContext {
 
   #push(message: string): void {
     const channel = this.channel;
-    if (!channel || channel.done) return;
-    const frame = sseFrame(message);
-    if (channel.controller) channel.controller.enqueue(frame);
-    else {
-      channel.frames.push(frame);
-      channel.onFirst?.();
-    }
+    if (!channel || channel.closed) return;
+    channel.send(sseFrame(message));
+    if (!channel.started) channel.onFirst?.();
   }
 }
 
@@ -212,26 +208,28 @@ export async function respond(
   try {
     value = run();
   } catch (error) {
-    if (!channel || channel.frames.length === 0) return answerWithJson(ctx, false, error, era, headers);
+    if (!channel || channel.queued === 0) return answerWithJson(ctx, false, error, era, headers);
     return answerWithStream(ctx, channel, Promise.resolve({ ok: false, error }), headers);
   }
   // Most handlers answer synchronously and queue no frame: no promise is made for them.
   if (!isThenable(value)) {
-    if (!channel || channel.frames.length === 0) return answerWithJson(ctx, true, value, era, headers);
+    if (!channel || channel.queued === 0) return answerWithJson(ctx, true, value, era, headers);
     return answerWithStream(ctx, channel, Promise.resolve({ ok: true, value }), headers);
   }
   const outcome = settle(value);
   if (channel) {
-    // The handler may queue its first frame before it settles: then the answer streams.
-    if (channel.frames.length === 0) {
+    // The answer streams when the handler sends a frame (progress, a log) before it settles: wait for
+    // whichever comes first.
+    if (channel.queued === 0) {
       const first = new Promise<void>((resolve) => (channel.onFirst = resolve));
       await Promise.race([outcome, first]);
       channel.onFirst = undefined;
     }
-    // Frames queued: stream them, then the outcome (a task's handle too: whatever store made the task, what
-    // the handler reported before goes out ahead of it). None: it finished without streaming.
-    if (channel.frames.length !== 0) return answerWithStream(ctx, channel, outcome, headers);
-    channel.done = true;
+    // When the handler sent frames, they go out first and its outcome last, as the stream's final frame.
+    // This holds for a task's handle too, whichever store made the task. When it sent none, the outcome is
+    // answered as JSON, and the stream is closed so that later frames are dropped.
+    if (channel.queued !== 0) return answerWithStream(ctx, channel, outcome, headers);
+    channel.close();
   }
   const settled = await outcome;
   return settled.ok ? answerWithJson(ctx, true, settled.value, era, headers) : answerWithJson(ctx, false, settled.error, era, headers);
@@ -252,8 +250,7 @@ function settle(value: PromiseLike<unknown>): Promise<Settled> {
  * The one JSON exit of a request: its result or its error. Nothing goes on the request's stream after it.
  */
 function answerWithJson(ctx: TransportContext, ok: boolean, outcome: unknown, era: Era, headers: Record<string, string> | undefined): WireResponse {
-  const channel = ctx.channel;
-  if (channel) channel.done = true;
+  ctx.channel?.close();
   const last = lastMessage(ctx, ok, outcome);
   return typeof last === "string" ? jsonResponse(last, 200, headers) : errorResponse(ctx.requestId, last, era, headers);
 }
@@ -276,23 +273,10 @@ function lastMessage(ctx: TransportContext, ok: boolean, outcome: unknown): stri
 
 /** The frames queued so far, then those still to come, then the outcome as the last frame. */
 function answerWithStream(ctx: TransportContext, channel: Channel, outcome: Promise<Settled>, headers: Record<string, string> | undefined): WireResponse {
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const frame of channel.frames) controller.enqueue(frame);
-      channel.frames.length = 0;
-      channel.controller = controller;
-      outcome.then((r) => {
-        if (channel.done) return;
-        channel.done = true;
-        const last = lastMessage(ctx, r.ok, r.ok ? r.value : r.error);
-        controller.enqueue(sseFrame(typeof last === "string" ? last : toErrorMessage(ctx.requestId, last)));
-        controller.close();
-      });
-    },
-    cancel(reason) {
-      channel.done = true;
-      ctx.abort(reason ?? new Error("Client closed the stream"));
-    },
+  outcome.then((r) => {
+    if (channel.closed) return;
+    const last = lastMessage(ctx, r.ok, r.ok ? r.value : r.error);
+    channel.end(sseFrame(typeof last === "string" ? last : toErrorMessage(ctx.requestId, last)));
   });
-  return new Response(stream, { status: 200, headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS });
+  return channel.response(headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS);
 }
