@@ -87,7 +87,19 @@ export async function launch(name: string, opts: { command: string; args: (port:
  */
 export async function launchWorker(
   name: string,
-  opts: { script: string; app: string; work: string; node22: string; wrangler: string; env?: Record<string, string>; vars?: Record<string, string> },
+  opts: {
+    script: string;
+    app: string;
+    work: string;
+    node22: string;
+    wrangler: string;
+    /** The wrangler config in `app`. Default wrangler.jsonc. */
+    config?: string;
+    /** The state folder (Durable Objects' SQLite files). Default: one of this name's own. */
+    persistTo?: string;
+    env?: Record<string, string>;
+    vars?: Record<string, string>;
+  },
 ): Promise<Launched> {
   const inspectorPort = await freePort();
   return launch(name, {
@@ -97,7 +109,7 @@ export async function launchWorker(
       "dev",
       opts.script,
       "--config",
-      "wrangler.jsonc",
+      opts.config ?? "wrangler.jsonc",
       "--ip",
       "127.0.0.1",
       "--port",
@@ -105,7 +117,7 @@ export async function launchWorker(
       "--inspector-port",
       String(inspectorPort),
       "--persist-to",
-      path.join(opts.work, `${name}-state`),
+      opts.persistTo ?? path.join(opts.work, `${name}-state`),
       "--show-interactive-dev-session=false",
       // A Worker sees its vars, not the process's environment.
       ...Object.entries({ ...authEnv(port), ...opts.vars }).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
