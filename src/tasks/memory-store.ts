@@ -4,7 +4,25 @@
 // what expired, never the store's size. A live task's record (version, snapshot, origin) sits beside it
 // in the table until it finishes. No timer runs, so tasks never hold a process open.
 import { fullGetTaskResultJson, shortGetTaskResultJson } from "./kept-json.ts";
-import type { CreateOutcome, FinalStatus, NewTask, StoreRuntime, TaskOrigin, TaskRecord, TaskSnapshot, TaskStore, TaskWrite, WriteOutcome } from "./store.ts";
+import type {
+  ClaimableTask,
+  ClaimOutcome,
+  CreateOutcome,
+  FinalStatus,
+  HoldOutcome,
+  LoadedRun,
+  NewTask,
+  StoreRuntime,
+  TaskFence,
+  TaskHold,
+  TaskOrigin,
+  TaskRecord,
+  TaskRunRecord,
+  TaskSnapshot,
+  TaskStore,
+  TaskWrite,
+  WriteOutcome,
+} from "./store.ts";
 import { TaskTable } from "./task-table.ts";
 
 /** The in-memory store, with what it tells about itself for tests and tooling. */
@@ -14,6 +32,11 @@ export interface MemoryTaskStore extends TaskStore {
   read(id: string, owner: string, listen?: boolean): TaskRecord | undefined;
   write(id: string, change: TaskWrite): WriteOutcome;
   wouldCreate(owner: string): CreateOutcome;
+  claim(id: string): ClaimOutcome;
+  release(id: string, fence: TaskFence): HoldOutcome;
+  claimable(names: readonly string[], limit: number): ClaimableTask[];
+  loadRun(id: string): LoadedRun;
+  saveRun(id: string, record: TaskRunRecord, fence: TaskFence): HoldOutcome;
   /** Tasks held, after the same bounded sweep as any access (so expired live tasks beyond the bound still count). */
   readonly size: number;
   /**
@@ -30,7 +53,22 @@ interface LiveRecord {
   version: number;
   snapshot: TaskSnapshot;
   readonly origin: TaskOrigin | undefined;
+  /** For a run found by name: its record and which attempt holds it. */
+  run?: RunHold;
 }
+
+/** A run's record and its hold. Only this process can claim, so a hold ends only by `release` (or the task's end). */
+interface RunHold {
+  record: TaskRunRecord;
+  attempt: number;
+  released: boolean;
+  /** When it was released (the clock's ms). */
+  since: number;
+}
+
+// A claim of a task this process holds can only be tried again once the holder released it, which the
+// feed tells at once: this is a hint for callers that poll anyway.
+const HELD_RETRY_MS = 1000;
 
 // Ending a live task costs tens of µs (its actor transitions and stops, its signal aborts): a request
 // pays for at most this many, so thousands expiring together never stall one request.
@@ -49,6 +87,20 @@ export function memoryTaskStore(): MemoryTaskStore {
   /** The front task's expiry, the earliest of all: until then a sweep has nothing to do. */
   let nextExpiry = Infinity;
   const connected = () => runtime ?? notConnected();
+  /** Tasks released and not claimed since (some may have finished or expired meanwhile: checked when listed). */
+  const releasedIds = new Set<string>();
+  /** A live task's run hold, if it has one. */
+  const holdOf = (id: string) => {
+    const p = table.find(id);
+    return p === -1 ? undefined : table.live(p)?.run;
+  };
+  const holds = (run: RunHold, fence: TaskFence) => !run.released && run.attempt === fence.attempt;
+  const tellReleased = (id: string, name: string) => {
+    releasedIds.add(id);
+    const feed = connected().feed;
+    // Told after the call returns, as a shared store's feed would be.
+    if (feed.released) queueMicrotask(() => feed.released!(id, name));
+  };
 
   const sweep = (maxLive = Infinity) => {
     const { now, feed } = connected();
@@ -92,8 +144,14 @@ export function memoryTaskStore(): MemoryTaskStore {
       const outcome = room(task.owner);
       if (outcome !== "created") return outcome;
       if (table.find(task.id) !== -1) throw new Error(`Task id ${task.id} is already in use`);
-      table.add(task.id, task.owner, task.expiresAt, { version: 1, snapshot: task.snapshot, origin: task.origin });
+      const record: LiveRecord = { version: 1, snapshot: task.snapshot, origin: task.origin };
+      if (task.run) {
+        const released = task.released === true;
+        record.run = { record: structuredClone(task.run), attempt: released ? 0 : 1, released, since: connected().now() };
+      }
+      table.add(task.id, task.owner, task.expiresAt, record);
       if (table.count === 1) nextExpiry = task.expiresAt;
+      if (record.run?.released) tellReleased(task.id, task.run!.name);
       return outcome;
     },
     read(id, owner): TaskRecord | undefined {
@@ -104,7 +162,10 @@ export function memoryTaskStore(): MemoryTaskStore {
       const expiresAt = table.expiresAt(p);
       if (expiresAt <= connected().now()) return undefined;
       const record = table.live(p);
-      if (record) return { version: record.version, expiresAt, snapshot: record.snapshot, origin: record.origin, workerAlive: true };
+      if (record) {
+        const live = { version: record.version, expiresAt, snapshot: record.snapshot, origin: record.origin, workerAlive: true };
+        return record.run ? { ...live, hold: holdView(record.run) } : live;
+      }
       const status = table.status(p) as FinalStatus;
       const origin = table.origin(p);
       return { expiresAt, status, json: fullGetTaskResultJson(id, table.json(p)), origin: origin ? (JSON.parse(origin) as TaskOrigin) : undefined };
@@ -113,6 +174,7 @@ export function memoryTaskStore(): MemoryTaskStore {
       const p = table.find(id);
       if (p === -1) return "gone";
       const record = table.live(p);
+      if (record?.run && change.fence && !holds(record.run, change.fence)) return "fenced";
       if (!record || record.version !== change.version - 1) return "conflict";
       if (change.json === undefined) {
         record.version = change.version;
@@ -128,6 +190,51 @@ export function memoryTaskStore(): MemoryTaskStore {
       sweepOnAccess();
       return room(owner);
     },
+    claim(id): ClaimOutcome {
+      sweepOnAccess();
+      const run = holdOf(id);
+      if (!run) return { outcome: "gone" };
+      if (!run.released) return { outcome: "taken", retryInMs: HELD_RETRY_MS };
+      run.attempt++;
+      run.released = false;
+      releasedIds.delete(id);
+      return { outcome: "claimed", attempt: run.attempt };
+    },
+    release(id, fence): HoldOutcome {
+      const run = holdOf(id);
+      if (!run) return "gone";
+      if (!holds(run, fence)) return "fenced";
+      run.released = true;
+      run.since = connected().now();
+      tellReleased(id, run.record.name);
+      return "written";
+    },
+    claimable(names, limit): ClaimableTask[] {
+      sweepOnAccess();
+      const found: ClaimableTask[] = [];
+      for (const id of releasedIds) {
+        const run = holdOf(id);
+        if (!run?.released) {
+          releasedIds.delete(id);
+          continue;
+        }
+        if (!names.includes(run.record.name)) continue;
+        found.push({ id, name: run.record.name, version: run.record.version, attempt: run.attempt, waitingSince: run.since });
+      }
+      // Released in this order already, but a task released twice moved: oldest first by its time.
+      return found.sort((a, b) => a.waitingSince - b.waitingSince).slice(0, limit);
+    },
+    loadRun(id): LoadedRun {
+      const run = holdOf(id);
+      return run ? { outcome: "loaded", record: structuredClone(run.record) } : { outcome: "gone" };
+    },
+    saveRun(id, record, fence): HoldOutcome {
+      const run = holdOf(id);
+      if (!run) return "gone";
+      if (!holds(run, fence)) return "fenced";
+      run.record = structuredClone(record);
+      return "written";
+    },
     sweep,
     get size() {
       sweepOnAccess();
@@ -137,6 +244,11 @@ export function memoryTaskStore(): MemoryTaskStore {
       return table.externalBytes;
     },
   };
+}
+
+function holdView(run: RunHold): TaskHold {
+  const { name, version } = run.record;
+  return run.released ? { name, version, attempt: run.attempt, released: true, waitingSince: run.since } : { name, version, attempt: run.attempt, released: false };
 }
 
 function notConnected(): never {

@@ -44,6 +44,61 @@ export interface NewTask {
   readonly expiresAt: number;
   readonly snapshot: TaskSnapshot;
   readonly origin?: TaskOrigin;
+  /**
+   * For a run found by name (`defineTaskRun`): its record, kept with the task until it finishes, so any
+   * instance serving the run can run its next attempt. Absent for a closure. A store without `claim`
+   * cannot keep one: the runtime never gives it such a task.
+   */
+  readonly run?: TaskRunRecord;
+  /**
+   * With `run`: true to create the task released (no attempt holds it; any instance serving the run claims
+   * attempt 1, and the feeds hear `released`). Otherwise this instance holds attempt 1 from creation on.
+   */
+  readonly released?: boolean;
+}
+
+/**
+ * What a run found by name needs on another instance: kept with its task, given back by `loadRun`. A store
+ * that keeps it outside this process seals it (it holds the run's input and the user's answers).
+ */
+export interface TaskRunRecord {
+  /** The run's name, as `defineTaskRun` gave it: an instance claims only runs it serves. */
+  readonly name: string;
+  /** The run's version: an instance claims only attempts of a version it serves. */
+  readonly version: number;
+  /** The run's input, as the tool call gave it: JSON data. */
+  readonly input: unknown;
+  /** What the last attempt saved with `task.saveCheckpoint` (JSON data); the next attempt starts with it. */
+  readonly checkpoint?: unknown;
+  /** Answers to input rounds by round key: a later attempt asking a round answered already gets them back. */
+  readonly answers?: JsonObject;
+  /** The creating client's capabilities that asking for input depends on (elicitation, sampling, roots). */
+  readonly client?: JsonObject;
+}
+
+/**
+ * Which attempt a run's own write comes from. The store refuses the write (`"fenced"`) unless that attempt
+ * still holds the task: it was claimed last, was not released, and its instance's lease holds. Attempt
+ * numbers are given out by `claim`, one more each time, so the number alone names the holder.
+ */
+export interface TaskFence {
+  readonly attempt: number;
+}
+
+/** Who holds a task with a run record, as `read` tells it. */
+export interface TaskHold {
+  /** The run's name and version (not sealed: they decide who may claim it). */
+  readonly name: string;
+  readonly version: number;
+  /** The attempt that holds the task or held it last; 0 for a task created released and not claimed yet. */
+  readonly attempt: number;
+  /**
+   * True while no attempt holds it (created released, or released by `release`): the next claim wins.
+   * A holder whose lease lapsed reads as `workerAlive: false` instead, and is claimable too.
+   */
+  readonly released: boolean;
+  /** Epoch ms since when the task waits for a claim (released, or its holder's lease lapsed); absent while held. */
+  readonly waitingSince?: number;
 }
 
 /** The caps `create` enforces, atomically with adding the task. */
@@ -66,9 +121,13 @@ export interface LiveTaskRecord {
   readonly origin?: TaskOrigin;
   /**
    * False once the instance running the task is known to be gone (a shared store: its lease lapsed); the
-   * runtime then fails the task through the chart. Always true in a store only one process uses.
+   * runtime then fails the task through the chart, or for a retryable run lets another attempt claim it.
+   * True for a released task (nothing was lost: it waits for its claim). Always true in a store only one
+   * process uses.
    */
   readonly workerAlive: boolean;
+  /** For a task with a run record: its run, and which attempt holds it. */
+  readonly hold?: TaskHold;
   readonly json?: undefined;
 }
 
@@ -104,10 +163,50 @@ export interface TaskWrite {
    * and only listeners elsewhere may need to hear of it.
    */
   readonly event?: TaskEvent;
+  /**
+   * Present on a run's own writes (status, result, input rounds) for a task with a run record: checked in
+   * the same compare-and-set as the version, before it. Absent on a client's change (cancel, answers),
+   * which any instance may make whoever holds the task.
+   */
+  readonly fence?: TaskFence;
 }
 
-/** What `write` did: wrote, refused because the task is no longer at `version - 1`, or found it gone. */
-export type WriteOutcome = "written" | "conflict" | "gone";
+/**
+ * What `write` did: wrote, refused because the task is no longer at `version - 1`, refused because the
+ * fence's attempt no longer holds the task (it must stop: another attempt may run), or found it gone.
+ */
+export type WriteOutcome = "written" | "conflict" | "fenced" | "gone";
+
+/** What `claim` did. */
+export type ClaimOutcome =
+  /** This instance holds the task's next attempt, numbered `attempt`; its writes carry `{ attempt }`. */
+  | { readonly outcome: "claimed"; readonly attempt: number }
+  /** An attempt holds it and its instance's lease holds: try again in `retryInMs` at the earliest. */
+  | { readonly outcome: "taken"; readonly retryInMs: number }
+  /** Unknown, expired, finished (a cancel while released ends here), or a task without a run record. */
+  | { readonly outcome: "gone" };
+
+/** What `release` and `saveRun` did (as for `write`; they have no version to conflict on). */
+export type HoldOutcome = "written" | "fenced" | "gone";
+
+/** What `loadRun` found. */
+export type LoadedRun =
+  | { readonly outcome: "loaded"; readonly record: TaskRunRecord }
+  /** The record failed its store's check (tampered, or sealed under another secret): never run it. */
+  | { readonly outcome: "refused"; readonly reason: string }
+  /** Unknown, expired, finished, or a task without a run record. */
+  | { readonly outcome: "gone" };
+
+/** A task waiting for a claim, as `claimable` lists it. */
+export interface ClaimableTask {
+  readonly id: string;
+  readonly name: string;
+  readonly version: number;
+  /** The attempt that held it last (0: none yet); the claim makes the next one. */
+  readonly attempt: number;
+  /** Epoch ms since when it waits (released, or its holder's lease lapsed). */
+  readonly waitingSince: number;
+}
 
 /** One change, as the feed delivers it. */
 export interface TaskChange {
@@ -134,6 +233,11 @@ export interface TaskFeed {
   expired(id: string): void;
   /** Changes may have been lost (a reconnect): the runtime reads again what it runs and listens to. */
   missed(): void;
+  /**
+   * A task of run `name` was released (a drain hand-off, or created released), on any instance: one
+   * serving the run may claim it now rather than at its next look at `claimable`.
+   */
+  released?(id: string, name: string): void;
 }
 
 /** What the runtime tells a store once, when `mcpTasks({ store })` takes it. */
@@ -147,6 +251,11 @@ export interface StoreRuntime {
    */
   readonly bound: boolean;
   readonly feed: TaskFeed;
+  /**
+   * Whether the runtime has runs found by name (`mcpTasks({ runs })`): a store that cannot keep their
+   * records (no `claim`, or no key to seal them with) refuses here, naming what is missing.
+   */
+  readonly runs?: boolean;
 }
 
 /**
@@ -217,4 +326,28 @@ export interface TaskStore {
   wouldCreate?(owner: string): CreateOutcome;
   /** Carries the server's list-changed and resource-updated announcements between instances; returns the detach. */
   relayAnnouncements?(hub: Hub): () => void;
+
+  // Runs found by name: a store with `claim` has all five below, and keeps `NewTask.run`. Without them it
+  // serves closures only (a run given as a function), and `mcpTasks({ runs })` refuses it.
+
+  /**
+   * Makes this instance the holder of the task's next attempt, in one atomic step across instances: when
+   * the task is released, or its holder's lease lapsed. Exactly one of several claims of the same attempt
+   * wins. The claim takes or extends this instance's lease, as `create` does.
+   */
+  claim?(id: string): MaybePromise<ClaimOutcome>;
+  /**
+   * Gives the task up (a drain hand-off): no attempt holds it from now on, it is claimable at once, and
+   * every instance's feed hears `released`. Fenced like a write: only the holding attempt may release it.
+   */
+  release?(id: string, fence: TaskFence): MaybePromise<HoldOutcome>;
+  /**
+   * Up to `limit` tasks waiting for a claim whose run is one of `names`: released, or held by an instance
+   * whose lease lapsed. Oldest first. A task may be listed and then claimed by another instance first.
+   */
+  claimable?(names: readonly string[], limit: number): MaybePromise<readonly ClaimableTask[]>;
+  /** The task's run record as kept (with the latest checkpoint and answers), refused when it fails its check. */
+  loadRun?(id: string): MaybePromise<LoadedRun>;
+  /** Replaces the run record (a checkpoint, a kept answer), fenced: only the holding attempt may. */
+  saveRun?(id: string, record: TaskRunRecord, fence: TaskFence): MaybePromise<HoldOutcome>;
 }

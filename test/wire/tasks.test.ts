@@ -15,7 +15,7 @@ const create = async (app: any, name: string) => (await call(app, "tools/call", 
 const get = (app: any, taskId: string) => call(app, "tasks/get", { taskId }, { caps });
 const cancel = (app: any, taskId: string) => call(app, "tasks/cancel", { taskId }, { caps });
 
-taskStoreSuite({ name: "in memory", shared: false, open: () => [memoryTaskStore()], runner: { describe, it }, checkShape: checkTaskShape });
+taskStoreSuite({ name: "in memory", shared: false, runs: true, open: () => [memoryTaskStore()], runner: { describe, it }, checkShape: checkTaskShape });
 
 describe("the in-memory store", () => {
   it("is the same mcpTask from both import paths", () => {

@@ -1,53 +1,13 @@
 // The contract itself, method by method, on the stores directly (each connected to a stand-in runtime):
 // what create, read and write must do, so a store's author learns which promise a failure broke.
-import type { TaskStateValue } from "../../../machines/task.machine.ts";
-import type { CreateOutcome, StoreRuntime, TaskChange, TaskSnapshot, TaskWrite } from "../store.ts";
+import type { CreateOutcome, TaskSnapshot, TaskWrite } from "../store.ts";
 import { equal, includes, ok } from "./assert.ts";
 import { kitTest, type KitCase, type TaskStoreKitOptions } from "./kit.ts";
-
-/** A stand-in runtime: its clock, its caps, and what its feed was told. */
-function standIn(limits: { max: number; maxPerOwner?: number }) {
-  const heard: TaskChange[] = [];
-  const expired: string[] = [];
-  const clock = { now: Date.now() };
-  const runtime: StoreRuntime = {
-    now: () => clock.now,
-    limits: { max: limits.max, maxPerOwner: limits.maxPerOwner ?? Infinity },
-    bound: true,
-    feed: { wants: () => true, changed: (change) => void heard.push(change), expired: (id) => void expired.push(id), missed: () => {} },
-  };
-  return { runtime, heard, expired, clock };
-}
-
-/** A snapshot of a task created at `createdAt` with a 60 s ttl (so it expires at `createdAt + 60_000`). */
-function snapshot(id: string, value: TaskStateValue, createdAt: number, lastUpdatedAt = createdAt, extra: Record<string, unknown> = {}): TaskSnapshot {
-  return {
-    value,
-    context: { taskId: id, createdAt, lastUpdatedAt, ttlMs: 60_000, pollIntervalMs: 1000, inputRequests: {}, inputKeys: {}, issuedKeys: [], answers: {}, ...extra },
-  };
-}
-
-/** A finished task's tasks/get JSON, as the runtime writes it. */
-const finalJson = (id: string, status: string, createdAt: number) =>
-  JSON.stringify({ resultType: "complete", taskId: id, status, createdAt: new Date(createdAt).toISOString(), lastUpdatedAt: new Date(createdAt).toISOString(), ttlMs: 60_000, pollIntervalMs: 1000 });
-
-let counter = 0;
-const freshId = () => `00000000-0000-4000-8000-${(Date.now() % 1e6).toString(16).padStart(6, "0")}${(++counter).toString(16).padStart(6, "0")}`;
-
-/** Compares a snapshot as read back (JSON data) with the one written. */
-const asJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+import { asJson, connectStandIns, finalJson, freshId, snapshot } from "./stand-in.ts";
 
 export function contractCases(kit: TaskStoreKitOptions, shared: boolean): void {
   const test = (name: string, body: (c: KitCase) => Promise<void>) => kitTest(kit, shared, name, body);
-  const connected = async (c: KitCase, limits: { max: number; maxPerOwner?: number }) => {
-    const stores = await c.stores();
-    const standIns = stores.map((store) => {
-      const s = standIn(limits);
-      store.connect(s.runtime);
-      return s;
-    });
-    return { stores, standIns };
-  };
+  const connected = connectStandIns;
 
   test("create adds a task that every instance reads, for its owner only, with its origin", async (c) => {
     const { stores, standIns } = await connected(c, { max: 10 });

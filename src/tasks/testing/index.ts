@@ -4,6 +4,8 @@
 // factory and a test runner's `describe` and `it`, the kit runs against the store everything h3-mcp's own
 // stores are held to:
 //   contract-cases.ts     the contract itself, method by method, on the stores directly
+//   durable-cases.ts      runs found by name: claims, hand-offs, fencing, attempts, kept records (stand-in.ts
+//                         is the runtime both connect the stores to)
 //   wire-cases.ts, run-cases.ts   everything a client observes of tasks over the wire: the extension's
 //                         surface, and what run can do (tasks-app.ts is their server)
 //   replay.ts             every path of the task chart (chart-paths.ts, from xstate/graph), replayed over
@@ -14,6 +16,7 @@
 import type { TaskStoreKitOptions } from "./kit.ts";
 import { concurrencyCases } from "./concurrency-cases.ts";
 import { contractCases } from "./contract-cases.ts";
+import { durableCases } from "./durable-cases.ts";
 import { replayCases } from "./replay.ts";
 import { runCases } from "./run-cases.ts";
 import { wireCases } from "./wire-cases.ts";
@@ -39,9 +42,9 @@ export type {
 
 /**
  * Registers the task store test suite for one store with your test runner: the contract case by case,
- * the tasks wire suite, the replay of every chart path, and the concurrency and expiry cases. `open`
- * gives the stores of one fresh logical server (one per instance); with two or more, requests alternate
- * between them. The kit binds tasks in some cases: a store that needs a key for that must have one.
+ * runs found by name (with `runs: true`; otherwise that the store has none of their methods), the tasks
+ * wire suite, the replay of every chart path, and the concurrency and expiry cases. `open` gives the
+ * stores of one fresh logical server (one per instance); with two or more, requests alternate between them. The kit binds tasks in some cases: a store that needs a key for that must have one.
  *
  * @example
  * // describe and it from your test runner (vitest, node:test, …)
@@ -57,6 +60,7 @@ export function taskStoreSuite(kit: TaskStoreKitOptions): void {
   kit.runner.describe(`task store: ${kit.name}`, () => {
     const shared = kit.shared;
     kit.runner.describe("the contract", () => contractCases(kit, shared));
+    kit.runner.describe("runs found by name: claims, hand-offs, fencing, kept records", () => durableCases(kit, shared));
     kit.runner.describe("tasks on the wire", () => wireCases(kit, shared));
     kit.runner.describe("inside run(task), and tasks/cancel", () => runCases(kit, shared));
     kit.runner.describe("chart paths replayed over the wire", () => replayCases(kit, shared));

@@ -36,6 +36,12 @@ export interface TaskStoreKitOptions {
    * renewed or heard). Give it to run the lost-instance case on a shared store.
    */
   loseInstance?(store: TaskStore): MaybePromise<void>;
+  /**
+   * Whether the store keeps runs found by name (`claim`, `release`, `claimable`, `loadRun`, `saveRun`, and
+   * `NewTask.run`). With it the kit checks claims, fencing, hand-offs and kept records; without it, that
+   * the store has none of those methods (it serves closures only). Default false.
+   */
+  runs?: boolean;
   /** How long a change may take to reach every instance, in ms. Default: 3000 for a shared store, 500 otherwise. */
   settleMs?: number;
   /** `describe` and `it` of your test runner. */
