@@ -2,8 +2,7 @@ import type { H3Event } from "h3";
 import { invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
 import { checkParamHeaders } from "../protocol/headers.ts";
 import { validateNow } from "../protocol/schema.ts";
-import { verifyRequestState, type MethodCall } from "./call-context.ts";
-import { requireOperationScopes } from "./authorization.ts";
+import { requireScopes, verifyRequestState, type MethodCall } from "./call-context.ts";
 import { requiredTaskRefusal } from "./task-api.ts";
 import { toolError, toolResultNow } from "./tool-result.ts";
 import type { CompiledTool } from "./tools.ts";
@@ -25,7 +24,7 @@ export function callTool(call: MethodCall): JsonObject | Promise<JsonObject> {
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
   ctx.target = name;
   // The name is the body's (a modern request's Mcp-Name header was already checked against it).
-  requireOperationScopes(mount.auth, ctx.auth, tool.def.scopes);
+  requireScopes(call, tool.def.scopes);
   if (tool.def.execution?.taskSupport === "required") {
     const refused = requiredTaskRefusal(event, name);
     if (refused) throw refused;

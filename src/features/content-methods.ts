@@ -1,20 +1,19 @@
 // prompts/get, resources/read and completion/complete, for both eras.
 import { ErrorCode, invalidParams, McpJsonRpcError } from "../protocol/errors.ts";
-import { verifyRequestState, type MethodCall } from "./call-context.ts";
-import { requireOperationScopes } from "./authorization.ts";
+import { requireScopes, verifyRequestState, type MethodCall } from "./call-context.ts";
 import { assertPromptArguments, toPromptResult, type Completer } from "./prompts.ts";
 import { toReadResult } from "./resources.ts";
 import { validateOrThrow } from "../protocol/schema.ts";
 import type { JsonObject } from "../protocol/types.ts";
 
 export async function getPrompt(call: MethodCall): Promise<JsonObject> {
-  const { event, server, params, ctx, mount } = call;
+  const { event, server, params, ctx } = call;
   const name = params.name;
   if (typeof name !== "string") throw invalidParams("prompts/get needs params.name");
   const prompt = server.prompts.get(name);
   if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
   ctx.target = name;
-  requireOperationScopes(mount.auth, ctx.auth, prompt.def.scopes);
+  requireScopes(call, prompt.def.scopes);
   verifyRequestState(call);
   const args = await validateOrThrow(prompt.arguments, assertPromptArguments(params.arguments), `arguments for prompt ${name}`);
   const result = toPromptResult(await prompt.def.handler(event, args as never));
@@ -26,8 +25,7 @@ export async function getPrompt(call: MethodCall): Promise<JsonObject> {
 const PRIVATE = { cacheScope: "private" } as const;
 
 export async function readResource(call: MethodCall): Promise<JsonObject> {
-  const { event, server, params, ctx, mount } = call;
-  const guard = mount.auth;
+  const { event, server, params } = call;
   const uri = params.uri;
   if (typeof uri !== "string") throw invalidParams("resources/read needs params.uri");
   let value: unknown;
@@ -35,7 +33,7 @@ export async function readResource(call: MethodCall): Promise<JsonObject> {
   let cache = server.cache;
   const fixed = server.resources.get(uri);
   if (fixed) {
-    requireOperationScopes(guard, ctx.auth, fixed.scopes);
+    requireScopes(call, fixed.scopes);
     verifyRequestState(call);
     value = await fixed.read(event, uri);
     mimeType = fixed.mimeType;
@@ -45,7 +43,7 @@ export async function readResource(call: MethodCall): Promise<JsonObject> {
     for (const template of server.templates) {
       const variables = template.matcher.match(uri);
       if (!variables) continue;
-      requireOperationScopes(guard, ctx.auth, template.def.scopes);
+      requireScopes(call, template.def.scopes);
       verifyRequestState(call);
       value = await template.def.read(event, uri, variables);
       mimeType = template.def.mimeType;
@@ -71,7 +69,8 @@ export async function readResource(call: MethodCall): Promise<JsonObject> {
 
 const MAX_COMPLETIONS = 100;
 
-export async function complete({ event, server, params, ctx, mount }: MethodCall): Promise<JsonObject> {
+export async function complete(call: MethodCall): Promise<JsonObject> {
+  const { event, server, params } = call;
   const ref = params.ref as JsonObject | undefined;
   const argument = params.argument as JsonObject | undefined;
   if (!ref || typeof ref !== "object" || !argument || typeof argument.name !== "string") {
@@ -83,13 +82,13 @@ export async function complete({ event, server, params, ctx, mount }: MethodCall
     if (typeof ref.name !== "string") throw invalidParams("ref.name must be a string");
     const prompt = server.prompts.get(ref.name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
-    requireOperationScopes(mount.auth, ctx.auth, prompt.def.scopes);
+    requireScopes(call, prompt.def.scopes);
     completers = prompt.def.complete;
   } else if (ref.type === "ref/resource") {
     if (typeof ref.uri !== "string") throw invalidParams("ref.uri must be a string");
     const template = server.templates.find((t) => t.def.uriTemplate === ref.uri);
     if (!template && !server.resources.has(ref.uri)) throw invalidParams("Resource not found", { uri: ref.uri });
-    requireOperationScopes(mount.auth, ctx.auth, (template?.def ?? server.resources.get(ref.uri))?.scopes);
+    requireScopes(call, (template?.def ?? server.resources.get(ref.uri))?.scopes);
     completers = template?.def.complete;
   } else {
     throw invalidParams("ref.type must be ref/prompt or ref/resource");

@@ -8,6 +8,11 @@ export const MODERN_VERSION = "2026-07-28";
 export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
 export const SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS] as readonly string[];
 
+/** Whether `version` is one of the 2025 protocol versions served to sessions. */
+export function isLegacyVersion(version: unknown): version is (typeof LEGACY_VERSIONS)[number] {
+  return (LEGACY_VERSIONS as readonly unknown[]).includes(version);
+}
+
 /** `_meta` keys of the 2026-07-28 protocol. */
 export const META = {
   protocolVersion: "io.modelcontextprotocol/protocolVersion",

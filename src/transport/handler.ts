@@ -13,7 +13,7 @@ import { createOriginCheck, type OriginPolicy } from "./security.ts";
 import { createServerResolver, type McpServerOptions, type ServerResolver } from "../features/compiled-server.ts";
 import { applyListChange, type ListOperation, type McpListItems, type McpListKeys } from "../features/list-changes.ts";
 import { createSessionStore, type SessionOptions } from "./sessions.ts";
-import { LEGACY_VERSIONS, META, MODERN_VERSION } from "../protocol/types.ts";
+import { isLegacyVersion, META, MODERN_VERSION } from "../protocol/types.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { emptyResponse, errorResponse, jsonResponse, toJsonRpcError, type Era, type WireResponse } from "../protocol/wire.ts";
 import { assertScopesGuarded, type McpAuthGuard, type McpAuthInfo } from "../features/authorization.ts";
@@ -267,15 +267,12 @@ function isLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage): boolean {
   const headers = event.req.headers;
   const version = headers.get("mcp-protocol-version");
   // An initialize under a modern header is a modern request for a method that does not exist.
-  if (msg.method === "initialize") return version === null || isLegacyVersion(version);
+  if (msg.method === "initialize") return version === null || isLegacyVersion(version.trim());
   const hasModernMeta = typeof (msg.params?._meta as JsonObject | undefined)?.[META.protocolVersion] === "string";
-  if (headers.has("mcp-session-id")) return !hasModernMeta || version === null || isLegacyVersion(version);
-  return version !== null && isLegacyVersion(version) && !hasModernMeta;
+  if (headers.has("mcp-session-id")) return !hasModernMeta || version === null || isLegacyVersion(version.trim());
+  return version !== null && isLegacyVersion(version.trim()) && !hasModernMeta;
 }
 
-function isLegacyVersion(version: string): boolean {
-  return (LEGACY_VERSIONS as readonly string[]).includes(version.trim());
-}
 
 function bodyDeadline(ms: number | undefined): number {
   if (ms === undefined) return DEFAULT_BODY_TIMEOUT_MS;

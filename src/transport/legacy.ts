@@ -1,23 +1,19 @@
 // The 2025-11-25 (and 2025-06-18 / 2025-03-26) path: initialize, sessions, a GET stream.
 // Legacy clients never see modern-only capabilities, and tasks are undefined for them.
 import type { H3Event } from "h3";
-import { callTool } from "../features/call-tool.ts";
-import { ErrorCode, invalidParams, McpJsonRpcError, methodNotFound } from "../protocol/errors.ts";
+import { ErrorCode, McpJsonRpcError, methodNotFound } from "../protocol/errors.ts";
 import type { Mount } from "./mount.ts";
 import type { McpExtensionPlugin } from "../features/extension-plugin.ts";
 import { createRequestContext, respond } from "./request.ts";
 import { hooked } from "./through-hooks.ts";
-import { complete, getPrompt, readResource } from "../features/content-methods.ts";
-import { withInputBridge } from "./legacy-input.ts";
 import type { MethodCall } from "../features/call-context.ts";
-import { serves } from "./modern.ts";
-import { fromCursor, resourceScopes } from "../features/compiled-server.ts";
+import { CORE_METHODS, serves } from "./core-methods.ts";
 import { principalOf, type LegacySession } from "./sessions.ts";
-import { requireOperationScopes, type McpAuthInfo } from "../features/authorization.ts";
+import type { McpAuthInfo } from "../features/authorization.ts";
 import { unrefTimerAt } from "../utils/timers.ts";
 import { SseStream } from "./sse-stream.ts";
-import type { ClientCapabilities, Implementation, JsonObject, LoggingLevel } from "../protocol/types.ts";
-import { LEGACY_VERSIONS, LOG_LEVELS } from "../protocol/types.ts";
+import type { ClientCapabilities, Implementation, JsonObject } from "../protocol/types.ts";
+import { isLegacyVersion, LEGACY_VERSIONS } from "../protocol/types.ts";
 import { emptyResponse, jsonResponse, type WireResponse, SSE_HEADERS, SSE_KEEPALIVE, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
 import type { JsonRpcMessage } from "./modern.ts";
 
@@ -32,7 +28,7 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
   }
   const session = requireSession(event, mount, auth);
   const headerVersion = event.req.headers.get("mcp-protocol-version");
-  if (headerVersion !== null && !(LEGACY_VERSIONS as readonly string[]).includes(headerVersion)) {
+  if (headerVersion !== null && !isLegacyVersion(headerVersion)) {
     throw new McpJsonRpcError(ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version: ${headerVersion}`, undefined, 400);
   }
   const sessionHeader = { "mcp-session-id": session.id };
@@ -54,45 +50,13 @@ export async function handleLegacy(event: H3Event, mount: Mount, msg: JsonRpcMes
     mount,
     sessionLogLevel: session.logLevel,
   });
+  const core = CORE_METHODS.get(msg.method);
+  const answer = core?.legacy;
   // A legacy retry carries the client's answers in ctx.params, so each round builds its call afresh.
   const call = (): MethodCall => ({ event, ctx, mount, server, params: ctx.params });
-  const bridged = (fn: (call: MethodCall) => JsonObject | Promise<JsonObject>) => withInputBridge(ctx, session, async () => fn(call())).then(toLegacyResult);
   const run = (): JsonObject | Promise<JsonObject> => {
-    if (!serves(server, msg.method)) throw methodNotFound(msg.method);
-    switch (msg.method) {
-      case "ping":
-        return {};
-      case "tools/list":
-      case "prompts/list":
-      case "resources/list":
-      case "resources/templates/list":
-        return legacyPage(server.pages[msg.method], params.cursor);
-      case "tools/call":
-        return bridged(callTool);
-      case "prompts/get":
-        return bridged(getPrompt);
-      case "resources/read":
-        return bridged(readResource);
-      case "completion/complete":
-        return complete(call()).then(toLegacyResult);
-      case "resources/subscribe":
-      case "resources/unsubscribe": {
-        if (typeof params.uri !== "string") throw invalidParams(`${msg.method} needs params.uri`);
-        if (msg.method === "resources/subscribe") {
-          // Following a resource tells when it changes: the caller needs the scopes a read needs.
-          requireOperationScopes(mount.auth, auth, resourceScopes(server, params.uri));
-          session.subscriptions.add(params.uri);
-        } else session.subscriptions.delete(params.uri);
-        return {};
-      }
-      case "logging/setLevel": {
-        if (!LOG_LEVELS.includes(params.level as LoggingLevel)) throw invalidParams("Invalid log level");
-        session.logLevel = params.level as LoggingLevel;
-        return {};
-      }
-      default:
-        throw methodNotFound(msg.method);
-    }
+    if (!answer || !serves(server, core!)) throw methodNotFound(msg.method);
+    return answer({ event, ctx, mount, server, session, params, call });
   };
   return respond(ctx, hooked(event, ctx, run), "legacy", sessionHeader);
 }
@@ -178,7 +142,7 @@ async function initializeThroughHooks(
 /** The protocol version an initialize gets: the one asked for when served, else the latest. */
 function negotiate(params: JsonObject): string {
   const requested = params.protocolVersion;
-  return typeof requested === "string" && (LEGACY_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_LEGACY;
+  return isLegacyVersion(requested) ? requested : LATEST_LEGACY;
 }
 
 function capabilitiesOf(params: JsonObject): ClientCapabilities {
@@ -219,16 +183,4 @@ function requireSession(event: H3Event, mount: Mount, auth: McpAuthInfo | undefi
   const session = mount.sessions.get(id, auth);
   if (!session) throw new McpJsonRpcError(ErrorCode.InvalidRequest, "Session not found", undefined, 404);
   return session;
-}
-
-function legacyPage(pages: string[], cursor: unknown): JsonObject {
-  // A page's `_meta` is the serverInfo written into it at mount for 2026-07-28 clients: not a 2025 field.
-  const { _meta: _m, ...page } = JSON.parse(pages[fromCursor(cursor, pages.length)]!) as JsonObject;
-  return toLegacyResult(page);
-}
-
-/** 2025 results have no resultType and no cache hints; a result's own `_meta` (a tool's) is theirs too. */
-function toLegacyResult(result: JsonObject): JsonObject {
-  const { resultType: _r, ttlMs: _t, cacheScope: _c, ...rest } = result;
-  return rest;
 }

@@ -1,19 +1,15 @@
 // The 2026-07-28 stateless path: headers and `_meta` checked in the spec's order, then dispatch.
 import type { H3Event } from "h3";
-import { callTool } from "../features/call-tool.ts";
 import { ErrorCode, headerMismatch, internalError, invalidParams, McpJsonRpcError, methodNotFound } from "../protocol/errors.ts";
 import { decodeHeaderValue, expectHeader } from "../protocol/headers.ts";
-import { complete, getPrompt, readResource } from "../features/content-methods.ts";
-import { openListenStream, type ListenCore } from "./listen.ts";
-import type { MethodCall } from "../features/call-context.ts";
+import { CORE_METHODS, serves } from "./core-methods.ts";
 import { enabledPlugins, type Mount } from "./mount.ts";
 import { createRequestContext, respond } from "./request.ts";
-import { answerPrepared, hooked, listenThroughHooks, type Answer } from "./through-hooks.ts";
-import { fromCursor, resourceScopes, type CompiledServer } from "../features/compiled-server.ts";
+import { hooked, type Answer } from "./through-hooks.ts";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/types.ts";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
-import { emptyResponse, jsonResponse, RawJson, toResultMessageRaw, type WireResponse } from "../protocol/wire.ts";
-import { holdsOperationScopes, type McpAuthInfo } from "../features/authorization.ts";
+import { emptyResponse, RawJson, type WireResponse } from "../protocol/wire.ts";
+import type { McpAuthInfo } from "../features/authorization.ts";
 import { isThenable } from "../utils/is-thenable.ts";
 
 export interface JsonRpcMessage {
@@ -22,18 +18,6 @@ export interface JsonRpcMessage {
   params?: JsonObject;
 }
 
-const CORE_METHODS = new Set([
-  "server/discover",
-  "subscriptions/listen",
-  "tools/list",
-  "tools/call",
-  "prompts/list",
-  "prompts/get",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-  "completion/complete",
-]);
 
 export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMessage, auth?: McpAuthInfo): Promise<WireResponse> {
   const headers = event.req.headers;
@@ -71,8 +55,10 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
   const clientInfo = m[META.clientInfo];
 
   const extensions = enabledPlugins(mount, event);
-  const pluginMethod = CORE_METHODS.has(method) ? undefined : mount.pluginMethods.get(method);
-  if (!CORE_METHODS.has(method) && (!pluginMethod || !extensions.has(pluginMethod.plugin.id))) {
+  const core = CORE_METHODS.get(method);
+  const answer = core?.modern;
+  const pluginMethod = answer ? undefined : mount.pluginMethods.get(method);
+  if (!answer && (!pluginMethod || !extensions.has(pluginMethod.plugin.id))) {
     throw methodNotFound(method);
   }
 
@@ -93,69 +79,8 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
   });
 
   if (pluginMethod) return respond(ctx, hooked(event, ctx, () => pluginAnswer(method, pluginMethod.method.handler(event, params))), "modern");
-  const call: MethodCall = { event, ctx, mount, server, params };
-  if (!serves(server, method)) throw methodNotFound(method);
-  switch (method) {
-    case "server/discover": {
-      const advertised = mount.dynamic ? [...extensions.values()] : mount.advertised;
-      const json = server.discoverJson(advertised);
-      return mount.hooks.request ? answerPrepared(event, ctx, json) : jsonResponse(toResultMessageRaw(msg.id, json));
-    }
-    case "tools/list":
-    case "prompts/list":
-    case "resources/list":
-    case "resources/templates/list": {
-      const pages = server.pages[method];
-      const json = pages[fromCursor(params.cursor, pages.length)]!;
-      return mount.hooks.request ? answerPrepared(event, ctx, json) : jsonResponse(toResultMessageRaw(msg.id, json));
-    }
-    case "subscriptions/listen": {
-      const open = (acknowledged?: (params: JsonObject) => void) =>
-        openListenStream({
-          event,
-          id: ctx.requestId,
-          params,
-          hub: mount.hub,
-          core: listenCore(server, mount, auth),
-          plugins: extensions.values(),
-          open: mount.streams,
-          keepAliveMs: mount.keepAliveMs,
-          resultMeta: server.resultMeta,
-          expiresAt: auth?.expiresAt,
-          acknowledged,
-        });
-      return mount.hooks.request ? listenThroughHooks(event, mount.hooks.request, open) : open();
-    }
-    case "tools/call":
-      return respond(ctx, hooked(event, ctx, () => callTool(call)), "modern");
-    case "prompts/get":
-      return respond(ctx, hooked(event, ctx, () => getPrompt(call)), "modern");
-    case "resources/read":
-      return respond(ctx, hooked(event, ctx, () => readResource(call)), "modern");
-    default:
-      return respond(ctx, hooked(event, ctx, () => complete(call)), "modern");
-  }
-}
-
-/** Whether the server advertises the capability a core method belongs to. */
-export function serves(server: CompiledServer, method: string): boolean {
-  const caps = server.capabilities;
-  if (method.startsWith("prompts/")) return caps.prompts !== undefined;
-  if (method.startsWith("resources/")) return caps.resources !== undefined;
-  if (method === "completion/complete") return caps.completions !== undefined;
-  return true;
-}
-
-function listenCore(server: CompiledServer, mount: Mount, auth: McpAuthInfo | undefined): ListenCore {
-  const caps = server.capabilities;
-  const core: ListenCore = {
-    toolsListChanged: true,
-    promptsListChanged: caps.prompts !== undefined,
-    resourcesListChanged: caps.resources !== undefined,
-    resourceSubscriptions: caps.resources !== undefined,
-  };
-  if (mount.auth) core.mayFollow = (uri) => holdsOperationScopes(mount.auth, auth, resourceScopes(server, uri));
-  return core;
+  if (!serves(server, core!)) throw methodNotFound(method);
+  return answer!({ event, ctx, mount, server, params, id: msg.id, extensions, auth });
 }
 
 function missingMeta(key: string): McpJsonRpcError {
