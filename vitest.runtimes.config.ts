@@ -7,7 +7,7 @@ export default defineConfig({
     include: ["test/runtimes/*.smoke.ts"],
     globalSetup: ["test/runtimes/setup.ts"],
     // Every runtime at once: the files mostly wait (on a 20 s idle stream), so they overlap even on 2 cores.
-    maxWorkers: 7,
+    maxWorkers: 10,
     testTimeout: 60_000,
     hookTimeout: 180_000,
   },

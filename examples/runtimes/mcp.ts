@@ -4,7 +4,7 @@
 // building tables: no clocks, randomness or I/O, which Workers forbid outside a request.
 import { defineMcpHandler, defineTool, getMcpAuth, mcpElicit, mcpInput, mcpListChanged, mcpRequestState } from "h3-mcp";
 import { jwtVerifier, mcpAuth } from "h3-mcp/auth";
-import { mcpTask, mcpTasks } from "h3-mcp/tasks";
+import { mcpTask, mcpTasks, type McpTasksOptions } from "h3-mcp/tasks";
 
 // Protected when MCP_AUTH_ISSUER names an authorization server (the runtime smokes always set it):
 // every request then needs a JWT access token from it for MCP_AUTH_RESOURCE with scope `mcp`. Workers
@@ -117,8 +117,13 @@ const announce = defineTool({
   },
 });
 
-export default defineMcpHandler(
-  { name: "h3-mcp-runtimes", version: "1.0.0", tools: [echo, whoami, pickColour, slowTask, askTask, blockTask, announce] },
-  // The smokes reach the server as 127.0.0.1 or localhost, which the default Host/Origin check allows.
-  { auth, extensionPlugins: [mcpTasks({ pollIntervalMs: 100 })] },
-);
+/** The endpoint with its tasks kept as `tasks` says (by default in this process's memory). */
+export function runtimeMcp(tasks: McpTasksOptions = {}) {
+  return defineMcpHandler(
+    { name: "h3-mcp-runtimes", version: "1.0.0", tools: [echo, whoami, pickColour, slowTask, askTask, blockTask, announce] },
+    // The smokes reach the server as 127.0.0.1 or localhost, which the default Host/Origin check allows.
+    { auth, extensionPlugins: [mcpTasks({ pollIntervalMs: 100, ...tasks })] },
+  );
+}
+
+export default runtimeMcp();

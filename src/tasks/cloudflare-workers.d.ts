@@ -1,7 +1,14 @@
-// What h3-mcp reads of workerd's built-in module: `waitUntil` (workers-platform.workerd.ts) and the
+// What h3-mcp and its examples read of workerd's built-in module: `env`, `waitUntil` (workers-platform.workerd.ts) and the
 // `DurableObject` base class the Durable Object store's object extends (RPC needs it). Kept to what is
 // used, so the project needs no Workers type package; an app's own types (wrangler types) agree with it.
+/** A Worker's bindings: `wrangler types` (or the app) declares its own, as Cloudflare's own types do. */
+declare namespace Cloudflare {
+  interface Env {}
+}
+
 declare module "cloudflare:workers" {
+  /** The Worker's bindings, also at module scope (a Durable Object store can be made there). */
+  export const env: Cloudflare.Env;
   /** Optional: workerd has exported it since August 2025. */
   export const waitUntil: ((promise: Promise<unknown>) => void) | undefined;
 

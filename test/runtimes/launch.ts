@@ -8,6 +8,8 @@ import { inject } from "vitest";
 export interface Launched {
   url: URL;
   stop(): Promise<void>;
+  /** SIGKILL to its process group by pid (wrangler and its workerd): no shutdown of any kind. Resolves once it exited. */
+  kill(): Promise<void>;
   log(): string;
 }
 
@@ -49,6 +51,13 @@ export async function launch(name: string, opts: { command: string; args: (port:
   const gone = new Promise<void>((resolve) => child.on("exit", (code, signal) => ((exited = `code ${code}, signal ${signal}`), resolve())));
   const log = () => readFileSync(logFile, "utf8");
   const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name);
+    } catch {
+      // already gone
+    }
+  };
   const deadline = Date.now() + (opts.readyMs ?? 60_000);
   for (;;) {
     if (exited) throw new Error(`${name} exited before answering (${exited}):\n${log()}`);
@@ -64,17 +73,14 @@ export async function launch(name: string, opts: { command: string; args: (port:
   return {
     url,
     log,
+    async kill() {
+      signal("SIGKILL");
+      await gone;
+    },
     async stop() {
       if (exited) return;
-      const kill = (signal: NodeJS.Signals) => {
-        try {
-          process.kill(-child.pid!, signal);
-        } catch {
-          // already gone
-        }
-      };
-      kill("SIGTERM");
-      const timer = setTimeout(() => kill("SIGKILL"), 5000);
+      signal("SIGTERM");
+      const timer = setTimeout(() => signal("SIGKILL"), 5000);
       await gone;
       clearTimeout(timer);
     },
