@@ -17,6 +17,7 @@ afterAll(() => redis?.stop());
 taskStoreSuite({
   name: "two instances sharing Redis",
   shared: true,
+  runs: true,
   open() {
     const prefix = `kit-${randomUUID().slice(0, 8)}`;
     return [0, 1].map(() => redisTaskStore({ url: redis.url, prefix, secret: "kit-secret", leaseMs: 1000 }));

@@ -1,5 +1,5 @@
 // The change channel's messages: one per change that some instance needs, published by the apply script
-// in the same step as the write.
+// in the same step as the write, and one per hand-off of a run found by name.
 import type { TaskEvent } from "../../../machines/task.machine.ts";
 import type { TaskSnapshotLike } from "../envelopes.ts";
 import type { TaskChange, TaskFeed, TaskWrite } from "../store.ts";
@@ -24,6 +24,22 @@ export function changeMessage(id: string, change: TaskWrite, encoded: string): s
   if (!change.statusChanged) return JSON.stringify(message);
   if (!encoded) return JSON.stringify({ ...message, s: change.snapshot });
   return `${JSON.stringify(message).slice(0, -1)},"s":${encoded}}`;
+}
+
+/** A hand-off on the channel: the task id and its run's name, for the instances serving that run. */
+export function releasedMessage(id: string, name: string): string {
+  return JSON.stringify({ r: id, n: name });
+}
+
+/** A hand-off message as task id and run name; undefined for any other message. */
+export function readReleased(raw: string): { id: string; name: string } | undefined {
+  if (!raw.startsWith('{"r":')) return undefined;
+  try {
+    const message = JSON.parse(raw) as { r: unknown; n: unknown };
+    return typeof message.r === "string" && typeof message.n === "string" ? { id: message.r, name: message.n } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The start of a change message: its task id (one needing no JSON escape) and version. */

@@ -10,6 +10,10 @@ export interface StoreKeys {
   owned(owner: string): string;
   /** What a lease key starts with; the read script appends the task's worker id. */
   readonly leasePrefix: string;
+  /** What every key starts with (`{prefix}:`): the scripts of runs found by name build their keys from it. */
+  readonly prefix: string;
+  /** Sorted set of the instances holding tasks of runs found by name, by lease deadline (see run-scripts.ts). */
+  readonly instances: string;
   /** Sorted set of every retained task id, scored by expiry: the count the cap is checked against. */
   readonly tasks: string;
   /** The channel every task change is published on. */
@@ -26,6 +30,8 @@ export function storeKeys(prefix: string): StoreKeys {
     listen: (id) => `${tag}:listen:${id}`,
     owned: (owner) => `${tag}:owner:${owner}`,
     leasePrefix: `${tag}:lease:`,
+    prefix: `${tag}:`,
+    instances: `${tag}:instances`,
     tasks: `${tag}:tasks`,
     changes: `${tag}:changes`,
     hub: `${tag}:hub`,

@@ -7,7 +7,7 @@ import type { StoreKeys } from "./keys.ts";
 import { READ } from "./scripts.ts";
 import { decodeSnapshot } from "./snapshot-codec.ts";
 import { shortGetTaskResultJson } from "../kept-json.ts";
-import type { TaskOrigin, TaskSnapshot } from "../store.ts";
+import type { TaskHold, TaskOrigin, TaskSnapshot } from "../store.ts";
 
 /** A task as read from Redis: its stored owner hash, and its snapshot or its final answer. */
 export interface ReadTask {
@@ -20,10 +20,20 @@ export interface ReadTask {
   readonly alive: boolean;
   /** A finished task's JSON and facts. */
   readonly finished?: FinishedRead;
+  /** For a run found by name: who holds the live task. */
+  readonly hold?: TaskHold;
 }
+
+/** The read script's answer for a live task (see READ). */
+type LiveReply = [string, string, string, string, number, string, string?, string?, string?, string?, string?];
 
 // Finished tasks remembered for a plain GET: about 100 bytes each, a few MB at most.
 const FINISHED_TASKS = 50_000;
+
+function holdOf([, , , , , , name, version, attempt, released, since]: LiveReply): TaskHold {
+  const hold = { name: name!, version: Number(version), attempt: Number(attempt), released: released === "1" };
+  return since ? { ...hold, waitingSince: Number(since) } : hold;
+}
 
 export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs: number }) {
   const { conn, keys } = parts;
@@ -32,22 +42,23 @@ export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs
   const ofFinished = (task: FinishedRead): ReadTask => ({ owner: task.owner, version: task.version, origin: task.origin, alive: true, finished: task });
 
   const byScript = async (id: string, listen: boolean): Promise<ReadTask | undefined> => {
-    const args = listen ? [keys.leasePrefix, keys.listen(id), parts.leaseMs] : [keys.leasePrefix];
-    const reply = await conn.run<string | [string, string, string, string, number, string] | null>(READ, [keys.task(id)], args);
+    const args = listen ? [keys.leasePrefix, keys.listen(id), parts.leaseMs, keys.prefix, id] : [keys.leasePrefix, "", "", keys.prefix, id];
+    const reply = await conn.run<string | LiveReply | null>(READ, [keys.task(id)], args);
     if (!reply) return undefined;
     if (typeof reply === "string") {
       const task = parseFinished(id, reply);
       finished.remember(id, task.facts);
       return ofFinished(task);
     }
-    const [owner, version, chart, snapshot, alive, origin] = reply;
-    return {
+    const [owner, version, chart, snapshot, alive, origin, run] = reply;
+    const task = {
       owner,
       version: Number(version),
       snapshot: decodeSnapshot(id, chart, snapshot),
       alive: Number(alive) === 1,
       origin: origin ? (JSON.parse(origin) as TaskOrigin) : undefined,
     };
+    return run === undefined ? task : { ...task, hold: holdOf(reply) };
   };
 
   return {

@@ -5,12 +5,15 @@
 import { randomUUID } from "node:crypto";
 import type { Hub } from "../../features/change-hub.ts";
 import type { CreateOutcome, FinalStatus, StoreRuntime, TaskRecord, TaskStore, TaskWrite, WriteOutcome } from "../store.ts";
-import { changeMessage, readChange } from "./change-messages.ts";
+import { changeMessage, readChange, readReleased } from "./change-messages.ts";
 import { openConnection, type RedisClientLike } from "./connection.ts";
 import { createHubBridge } from "./hub-bridge.ts";
 import { storeKeys } from "./keys.ts";
 import { ownerHash, secretRequired } from "./owner-hash.ts";
 import { createReader } from "./reader.ts";
+import { createRunHolds } from "./run-holds.ts";
+import { runSeal, runsNeedSecret } from "./run-records.ts";
+import { RENEW } from "./run-scripts.ts";
 import { APPLY, CREATE, CREATED, ID_TAKEN, OWNER_FULL, VERSIONS } from "./scripts.ts";
 import { CHART_VERSION, encodeSnapshot, expiryOfSnapshot } from "./snapshot-codec.ts";
 
@@ -31,7 +34,8 @@ export interface RedisTaskStoreOptions {
   /**
    * Key of the hash (HMAC-SHA256) under which task owners are stored, so Redis never holds a principal:
    * the same random value on every instance. Required whenever tasks are bound to their callers (`bind`,
-   * or authorization); `mcpTasks()` refuses a bound setup without it.
+   * or authorization); `mcpTasks()` refuses a bound setup without it. It is also the key run records of
+   * runs found by name are sealed under (AES-256-GCM): required for `mcpTasks({ runs })`.
    */
   secret?: string;
 }
@@ -79,6 +83,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
   const conn = openConnection({ url: options.url, client: options.client, timeoutMs });
   const hub = createHubBridge(conn, keys.hub, workerId);
   const reader = createReader({ conn, keys, leaseMs });
+  const runs = createRunHolds({ conn, keys, seal: runSeal(secret), workerId, leaseMs });
   let runtime: StoreRuntime | undefined;
   const connected = () => runtime ?? notConnected();
 
@@ -91,11 +96,14 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
     connect(next) {
       if (runtime) throw new TypeError("redisTaskStore: this store already serves an mcpTasks(); each instance needs its own");
       if (next.bound && !secret) throw secretRequired();
+      if (next.runs && !secret) throw runsNeedSecret();
       runtime = next;
       void conn.listen(
         [keys.changes, keys.hub],
         (message, channel) => {
           if (channel === keys.hub) return hub.onMessage(message);
+          const released = readReleased(message);
+          if (released) return next.feed.released?.(released.id, released.name);
           const change = readChange(message, next.feed);
           if (change) next.feed.changed(change);
         },
@@ -123,6 +131,8 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
           leaseMs,
           capped ? limits.maxPerOwner : "",
           task.origin ? JSON.stringify(task.origin) : "",
+          keys.prefix,
+          ...runs.createArgs(task.id, task.run, task.released),
         ],
       );
       if (added === ID_TAKEN) throw new Error(`Task id ${task.id} is already in use`);
@@ -134,7 +144,8 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
       if (!task || task.owner !== hash) return undefined;
       if (task.finished) return { expiresAt: task.finished.facts.expiresAt, status: task.finished.facts.status, json: task.finished.json, origin: task.origin };
       const snapshot = task.snapshot!;
-      return { version: task.version, expiresAt: expiryOfSnapshot(snapshot), snapshot, origin: task.origin, workerAlive: task.alive };
+      const live = { version: task.version, expiresAt: expiryOfSnapshot(snapshot), snapshot, origin: task.origin, workerAlive: task.alive };
+      return task.hold ? { ...live, hold: task.hold } : live;
     },
     async write(id, change: TaskWrite): Promise<WriteOutcome> {
       const final = change.json !== undefined;
@@ -147,20 +158,29 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
         changeMessage(id, change, snapshot),
         // Made where the task runs: no other instance needs it unless a listen stream waits on it.
         change.event ? "" : keys.listen(id),
+        change.fence ? change.fence.attempt : "",
+        keys.prefix,
+        id,
       ];
       const written = await conn.run<number>(APPLY, [keys.task(id)], args);
       if (written === -1) return "gone";
+      if (written === -2) return "fenced";
       if (written !== 1) return "conflict";
       if (final) reader.remember(id, { expiresAt: expiryOfSnapshot(change.snapshot), status: change.snapshot.value as FinalStatus });
       return "written";
     },
     async renew() {
-      return (await conn.command<number>(["PEXPIRE", leaseKey, String(leaseMs)])) === 1;
+      return (await conn.run<number>(RENEW, [leaseKey, keys.instances], [workerId, leaseMs])) === 1;
     },
     async versions(ids) {
       const versions = await conn.run<string[]>(VERSIONS, ids.map(keys.task), []);
       return versions.map((v) => (v ? Number(v) : undefined));
     },
+    claim: runs.claim,
+    release: runs.release,
+    claimable: runs.claimable,
+    loadRun: runs.loadRun,
+    saveRun: runs.saveRun,
     relayAnnouncements: (h: Hub) => hub.attach(h),
     get stats(): RedisTaskStoreStats {
       return { hubs: hub.size, finishedKnown: reader.finishedKnown };

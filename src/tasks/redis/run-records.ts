@@ -1,0 +1,53 @@
+// A run record as Redis holds it: sealed with AES-256-GCM under a key derived from the store's `secret`,
+// bound to its task (the task's key is the additional data, so a record moved to another task fails), so
+// Redis never holds a run's input or a user's answers in the clear, and a record changed there is
+// refused rather than run. The form is "1." + base64 of the 12-byte nonce, the ciphertext and the tag.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import type { TaskRunRecord } from "../store.ts";
+
+const FORM = "1.";
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** The error a run found by name meets on a store without a secret. */
+export function runsNeedSecret(): TypeError {
+  return new TypeError(
+    "redisTaskStore: runs found by name (mcpTasks({ runs })) keep their input, checkpoint and answers in Redis, sealed " +
+      "under the store's `secret`: give every instance the same random value, e.g. redisTaskStore({ url, secret: process.env.MCP_TASKS_SECRET })",
+  );
+}
+
+export interface RunSeal {
+  seal(taskKey: string, record: TaskRunRecord): string;
+  /** The record, or why it was refused (never its content). */
+  open(taskKey: string, sealed: string): { record: TaskRunRecord } | { refused: string };
+}
+
+/** Seals and opens run records under `secret`; undefined without one (then runs are refused). */
+export function runSeal(secret: string | undefined): RunSeal | undefined {
+  if (!secret) return undefined;
+  const key = Buffer.from(hkdfSync("sha256", secret, "", "h3-mcp run record", 32));
+  return {
+    seal(taskKey, record) {
+      const nonce = randomBytes(NONCE_BYTES);
+      const cipher = createCipheriv("aes-256-gcm", key, nonce);
+      cipher.setAAD(Buffer.from(taskKey));
+      const body = Buffer.concat([cipher.update(JSON.stringify(record), "utf8"), cipher.final()]);
+      return FORM + Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64");
+    },
+    open(taskKey, sealed) {
+      if (!sealed.startsWith(FORM)) return { refused: "its record is not in a form this server reads" };
+      const bytes = Buffer.from(sealed.slice(FORM.length), "base64");
+      if (bytes.length < NONCE_BYTES + TAG_BYTES) return { refused: "its record is cut short" };
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, NONCE_BYTES));
+        decipher.setAAD(Buffer.from(taskKey));
+        decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+        const plain = Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
+        return { record: JSON.parse(plain.toString("utf8")) as TaskRunRecord };
+      } catch {
+        return { refused: "its record failed authentication (changed in the store, or sealed under another secret)" };
+      }
+    },
+  };
+}
