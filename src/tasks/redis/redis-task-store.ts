@@ -4,7 +4,21 @@
 // runtime (src/tasks/runtime.ts) does the rest.
 import { randomUUID } from "node:crypto";
 import type { Hub } from "../../features/change-hub.ts";
-import type { CreateOutcome, FinalStatus, StoreRuntime, TaskRecord, TaskStore, TaskWrite, WriteOutcome } from "../store.ts";
+import type {
+  ClaimableTask,
+  ClaimOutcome,
+  CreateOutcome,
+  FinalStatus,
+  HoldOutcome,
+  LoadedRun,
+  StoreRuntime,
+  TaskFence,
+  TaskRecord,
+  TaskRunRecord,
+  TaskStore,
+  TaskWrite,
+  WriteOutcome,
+} from "../store.ts";
 import { changeMessage, readChange, readReleased } from "./change-messages.ts";
 import { openConnection, type RedisClientLike } from "./connection.ts";
 import { createHubBridge } from "./hub-bridge.ts";
@@ -56,6 +70,11 @@ export interface RedisTaskStore extends TaskStore {
   /** Every key of the store starts with this (the `{prefix}` hash tag). */
   readonly keyPrefix: string;
   readonly stats: RedisTaskStoreStats;
+  claim(id: string): Promise<ClaimOutcome>;
+  release(id: string, fence: TaskFence): Promise<HoldOutcome>;
+  claimable(names: readonly string[], limit: number): Promise<ClaimableTask[]>;
+  loadRun(id: string): Promise<LoadedRun>;
+  saveRun(id: string, record: TaskRunRecord, fence: TaskFence): Promise<HoldOutcome>;
   /** Unsubscribes and closes the connections the store opened (never a client passed in). */
   close(): Promise<void>;
 }
