@@ -12,7 +12,7 @@ import {
 } from "./resources.ts";
 import { compileTools, type CompiledTool, type ToolDefinition } from "./tools.ts";
 import type { Implementation, JsonObject } from "../protocol/types.ts";
-import { MODERN_VERSION, SUPPORTED_VERSIONS } from "../protocol/types.ts";
+import { SUPPORTED_VERSIONS } from "../protocol/types.ts";
 import { prepareResultMeta, type ResultMeta } from "../protocol/wire.ts";
 
 /** What the server is and serves. Give it as an object, or as a function of the request. */
@@ -70,7 +70,7 @@ const EMPTY_TOOLS: ToolDefinition<any>[] = [];
  * Compiles options once. `perCaller`: they were made for one caller (options as a function of an
  * authenticated event), so nothing they produce may be served with a shared cache scope.
  */
-export function compileServer(options: McpServerOptions, perCaller = false): CompiledServer {
+function compileServer(options: McpServerOptions, perCaller = false): CompiledServer {
   const toolDefs = options.tools ?? EMPTY_TOOLS;
   let tools = compiledByTools.get(toolDefs);
   if (!tools) {
@@ -214,7 +214,7 @@ export function resourceScopes(server: CompiledServer, uri: string): readonly st
   return undefined;
 }
 
-export function toCursor(page: number): string {
+function toCursor(page: number): string {
   return Buffer.from(`page:${page}`).toString("base64url");
 }
 
@@ -228,4 +228,3 @@ export function fromCursor(cursor: unknown, pages: number): number {
   return page;
 }
 
-export { MODERN_VERSION };

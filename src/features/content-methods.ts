@@ -3,7 +3,7 @@ import { ErrorCode, invalidParams, McpJsonRpcError } from "../protocol/errors.ts
 import { requireScopes, verifyRequestState, type MethodCall } from "./call-context.ts";
 import { assertPromptArguments, toPromptResult, type Completer } from "./prompts.ts";
 import { toReadResult } from "./resources.ts";
-import { validateOrThrow } from "../protocol/schema.ts";
+import { validateNow } from "../protocol/schema.ts";
 import type { JsonObject } from "../protocol/types.ts";
 
 export async function getPrompt(call: MethodCall): Promise<JsonObject> {
@@ -15,7 +15,7 @@ export async function getPrompt(call: MethodCall): Promise<JsonObject> {
   ctx.target = name;
   requireScopes(call, prompt.def.scopes);
   verifyRequestState(call);
-  const args = await validateOrThrow(prompt.arguments, assertPromptArguments(params.arguments), `arguments for prompt ${name}`);
+  const args = await validateNow(prompt.arguments, assertPromptArguments(params.arguments), `arguments for prompt ${name}`);
   const result = toPromptResult(await prompt.def.handler(event, args as never));
   if (!result) throw new McpJsonRpcError(ErrorCode.InternalError, `Prompt ${name} returned something that is not a prompt result`);
   return result;

@@ -3,20 +3,18 @@
 // call would have returned.
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import { jsonSchemaCheck } from "../protocol/json-schema.ts";
-import { isStandardSchema, validateOrThrow, validateSync, type SchemaIssue } from "../protocol/schema.ts";
+import { isStandardSchema, toIssues, type SchemaIssue } from "../protocol/schema.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { toToolResult, type CompiledTool } from "./tools.ts";
+import type { StandardSchemaV1 } from "../utils/standard-schema.ts";
+import { isThenable } from "../utils/is-thenable.ts";
 
 /**
  * A tool's value as its result: normalised, checked against `outputSchema` (-32603 on a mismatch, as
  * for any result the server cannot stand behind) and given a text block when it only has
- * `structuredContent`, as the spec recommends for clients that do not read it.
+ * `structuredContent`, as the spec recommends for clients that do not read it. At once, unless the
+ * outputSchema validates asynchronously.
  */
-export async function toolResultOf(tool: CompiledTool, value: unknown): Promise<JsonObject> {
-  return toolResultNow(tool, value);
-}
-
-/** As `toolResultOf`, at once unless the outputSchema validates asynchronously (the synchronous call's path). */
 export function toolResultNow(tool: CompiledTool, value: unknown): JsonObject | Promise<JsonObject> {
   const name = tool.def.name;
   const result = toToolResult(value);
@@ -36,7 +34,7 @@ export function toolResultNow(tool: CompiledTool, value: unknown): JsonObject | 
     return result;
   };
   const issues = outputIssues(tool, result.structuredContent);
-  return issues instanceof Promise ? issues.then(checked) : checked(issues);
+  return isThenable(issues) ? Promise.resolve(issues).then(checked) : checked(issues);
 }
 
 /** A tool error: the tool ran and reported a problem the model may correct. */
@@ -55,13 +53,7 @@ function outputIssues(tool: CompiledTool, structured: unknown): SchemaIssue[] | 
   const schema = tool.outputSchema;
   if (!schema) return undefined;
   if (!isStandardSchema(schema)) return jsonSchemaCheck(schema)(structured);
-  const checked = validateSync(schema, structured);
-  if (checked) return checked.ok ? undefined : checked.issues;
-  return validateOrThrow(schema, structured, "structuredContent").then(
-    () => undefined,
-    (error) => {
-      if (!McpJsonRpcError.isError(error)) throw error;
-      return (error.data as { issues?: SchemaIssue[] } | undefined)?.issues ?? [{ message: error.message }];
-    },
-  );
+  const result = schema["~standard"].validate(structured);
+  const issuesOf = (r: StandardSchemaV1.Result<unknown>) => (r.issues ? toIssues(r.issues) : undefined);
+  return isThenable(result) ? Promise.resolve(result).then(issuesOf) : issuesOf(result);
 }

@@ -74,7 +74,7 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const EMPTY_INPUT_SCHEMA: JsonObject = { type: "object", additionalProperties: false };
 prepareJsonSchemaCheck(EMPTY_INPUT_SCHEMA, "The empty inputSchema");
 
-export function compileTool(def: ToolDefinition<any>): CompiledTool {
+function compileTool(def: ToolDefinition<any>): CompiledTool {
   if (!TOOL_NAME.test(def.name)) throw new TypeError(`Invalid tool name "${def.name}": use 1-128 of [A-Za-z0-9_.-]`);
   const where = `Tool "${def.name}":`;
   const input = def.inputSchema === undefined ? undefined : prepareSchema(def.inputSchema, `${where} inputSchema`);

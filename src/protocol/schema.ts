@@ -5,6 +5,7 @@ import { invalidParams } from "./errors.ts";
 import { jsonSchemaCheck, type JsonSchemaIssue } from "./json-schema.ts";
 import type { JsonObject } from "./types.ts";
 import { describeThrown } from "../utils/describe.ts";
+import { isThenable } from "../utils/is-thenable.ts";
 import type { JsonSchemaConverter, StandardJsonSchema, StandardSchemaV1 } from "../utils/standard-schema.ts";
 
 /** SDK-style fields, each a schema: `{ city: z.string() }`, taken as the object of those fields. */
@@ -88,15 +89,8 @@ export type SchemaIssue = JsonSchemaIssue;
 /**
  * Validates a value; returns the parsed value or throws `-32602` with the issues in `data`. A plain
  * JSON Schema object is checked as JSON Schema (prepared at mount by `jsonSchemaCheck`) and the value
- * returned as sent.
- */
-export async function validateOrThrow(schema: PreparedSchema | undefined, value: unknown, what: string): Promise<unknown> {
-  return validateNow(schema, value, what);
-}
-
-/**
- * As `validateOrThrow`, but answers at once (and throws at once) when the schema validates
- * synchronously, as most do: a promise only when the schema's own validation is asynchronous.
+ * returned as sent. The answer (or the throw) comes at once when the schema validates synchronously, as
+ * most do: a promise only when the schema's own validation is asynchronous.
  */
 export function validateNow(schema: PreparedSchema | undefined, value: unknown, what: string): unknown {
   if (!schema) return value;
@@ -110,7 +104,7 @@ export function validateNow(schema: PreparedSchema | undefined, value: unknown, 
     return result.value;
   };
   const result = schema["~standard"].validate(value);
-  return result instanceof Promise ? result.then(valid) : valid(result);
+  return isThenable(result) ? Promise.resolve(result).then(valid) : valid(result);
 }
 
 /** Synchronous variant used where a schema is known to validate synchronously (zod without async refinements). */
@@ -119,7 +113,7 @@ export function validateSync(
   value: unknown,
 ): { ok: true; value: unknown } | { ok: false; issues: SchemaIssue[] } | undefined {
   const result = schema["~standard"].validate(value);
-  if (result instanceof Promise) return undefined;
+  if (isThenable(result)) return undefined;
   if (result.issues) return { ok: false, issues: toIssues(result.issues) };
   return { ok: true, value: result.value };
 }
@@ -209,7 +203,7 @@ function validateShape(shape: RawShape, keys: string[], value: unknown): ShapeRe
   const pending: Promise<void>[] = [];
   for (const key of keys) {
     const result = shape[key]!["~standard"].validate(value[key]);
-    if (result instanceof Promise) pending.push(result.then((r) => take(key, r)));
+    if (isThenable(result)) pending.push(Promise.resolve(result).then((r) => take(key, r)));
     else take(key, result);
   }
   const finish = (): ShapeResult => (issues.length ? { issues } : { value: out });
@@ -219,7 +213,7 @@ function validateShape(shape: RawShape, keys: string[], value: unknown): ShapeRe
 function acceptsUndefined(schema: StandardSchemaV1): boolean {
   try {
     const result = schema["~standard"].validate(undefined);
-    return !(result instanceof Promise) && !result.issues;
+    return !isThenable(result) && !result.issues;
   } catch {
     return false;
   }

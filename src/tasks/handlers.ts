@@ -11,6 +11,7 @@ import { RawJson } from "../protocol/wire.ts";
 import { EMPTY_ACK, isTerminalStatus, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import { unrefTimerAt } from "../utils/timers.ts";
+import { isThenable } from "../utils/is-thenable.ts";
 import { keepAliveFor, untilIdle } from "./keep-alive.ts";
 import { snapshotFromKeptJson } from "./kept-json.ts";
 import type { TaskRuntime } from "./runtime.ts";
@@ -99,7 +100,7 @@ export function createTaskListenFilter(deps: TaskHandlerDeps): ListenFilter {
       if (owner === undefined) return [];
       const agreed = ids.map((id) => agreeTo(deps, stream, id, owner));
       // A shared store answers later; the acknowledgement keeps the order the ids were asked in.
-      if (!agreed.some((a) => a instanceof Promise)) return ids.filter((_, i) => agreed[i]);
+      if (!agreed.some(isThenable)) return ids.filter((_, i) => agreed[i]);
       return Promise.all(agreed).then((ok) => ids.filter((_, i) => ok[i]));
     },
   };

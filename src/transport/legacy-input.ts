@@ -10,7 +10,6 @@ import { describeThrown } from "../utils/describe.ts";
 
 const MAX_ROUNDS = 10;
 const ANSWER_TIMEOUT_MS = 10 * 60_000;
-let nextId = 0;
 
 export async function withInputBridge(
   ctx: TransportContext,
@@ -49,7 +48,7 @@ async function askClient(
   const entries = Object.entries(requests);
   const answers = await Promise.all(
     entries.map(([, request]) => {
-      const id = `h3-mcp-${++nextId}`;
+      const id = `h3-mcp-${++session.requestsSent}`;
       return new Promise<unknown>((resolve, reject) => {
         const done = () => {
           clearTimeout(timer);

@@ -9,6 +9,7 @@ import { META } from "../protocol/types.ts";
 import { type ResultMeta, type WireResponse, SSE_HEADERS, sseFrame, toNotificationMessage, toResultMessage } from "../protocol/wire.ts";
 import { unrefTimerAt } from "../utils/timers.ts";
 import { SseStream } from "./sse-stream.ts";
+import { isThenable } from "../utils/is-thenable.ts";
 
 /** Core list filters and whether this server advertises the list. */
 export interface ListenCore {
@@ -19,9 +20,6 @@ export interface ListenCore {
   /** Whether this caller may follow a resource (it holds the resource's scopes); others are left out of the agreement. */
   mayFollow?: (uri: string) => boolean;
 }
-
-/** Counts open listen streams, for leak checks. */
-export const listenStats = { open: 0 };
 
 /** A listen stream the server can end: the result first, then the close. */
 export interface EndableStream {
@@ -36,7 +34,7 @@ export interface ListenStreamOptions {
   hub: Hub;
   core: ListenCore;
   plugins: Iterable<McpExtensionPlugin>;
-  /** The handler's open streams: the stream is in it while it is open. */
+  /** The handler's open streams (its leak checks count them): the stream is in it while it is open. */
   open: Set<EndableStream>;
   keepAliveMs: number;
   resultMeta?: ResultMeta;
@@ -82,9 +80,9 @@ export function openListenStream(options: ListenStreamOptions): WireResponse | P
         if (!(filter.key in wanted)) continue;
         const value = filter.agree(event, wanted[filter.key], stream);
         // A filter backed by a shared store agrees once it has asked it.
-        if (value instanceof Promise) {
+        if (isThenable(value)) {
           later.push(
-            value.then((v) => {
+            Promise.resolve(value).then((v) => {
               if (v !== undefined) agreed[filter.key] = v;
             }),
           );
@@ -114,8 +112,6 @@ type OpenListenStream = ListenStream & EndableStream & { close(): void; respond(
 function createStream({ id, keepAliveMs, resultMeta, expiresAt, acknowledged }: ListenStreamOptions): OpenListenStream {
   const meta = { [META.subscriptionId]: id };
   const sse = new SseStream({ keepAliveMs });
-  listenStats.open++;
-  sse.onClose(() => listenStats.open--);
 
   const stream: OpenListenStream = {
     subscriptionId: id,

@@ -21,6 +21,8 @@ export interface LegacySession {
   ended?: (end: McpSessionEnd) => void;
   /** Server-to-client requests waiting for the client's response, by JSON-RPC id. */
   pending: Map<string, (response: { result?: unknown; error?: { code: number; message: string } }) => void>;
+  /** How many server-to-client requests the session was sent: the next one's id follows on. */
+  requestsSent: number;
 }
 
 export interface SessionOptions {
@@ -53,10 +55,10 @@ export function createSessionStore(options: SessionOptions = {}, now: () => numb
   };
 
   return {
-    create(init: Omit<LegacySession, "id" | "lastSeen" | "subscriptions" | "pending" | "ended">): LegacySession {
+    create(init: Omit<LegacySession, "id" | "lastSeen" | "subscriptions" | "pending" | "requestsSent" | "ended">): LegacySession {
       sweep();
       // nanoid's default alphabet gives 126 bits of entropy at 21 characters; 32 gives 192.
-      const session: LegacySession = { ...init, id: nanoid(32), lastSeen: now(), subscriptions: new Set(), pending: new Map() };
+      const session: LegacySession = { ...init, id: nanoid(32), lastSeen: now(), subscriptions: new Set(), pending: new Map(), requestsSent: 0 };
       sessions.set(session.id, session);
       if (sessions.size > max) sweep();
       return session;

@@ -3,7 +3,6 @@ import { memoryStore } from "../helpers/memory-store.ts";
 import type { H3Event } from "h3";
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, McpJsonRpcError, type McpTaskContext } from "../../src/index.ts";
-import { listenStats } from "../../src/transport/listen.ts";
 import { canCreateTask, mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
 import { legacyClient } from "../helpers/legacy.ts";
 import {
@@ -208,25 +207,25 @@ describe("a listener disconnects mid-stream", () => {
       await gate.promise;
       return { content: [] };
     });
-    const openBefore = listenStats.open;
+    const open = mountOf(f.handler).streams;
     const a = await f.listen([taskId], "a");
     const b = await f.listen([taskId], "b");
     expect((await a.next()).params.status).toBe("input_required");
     expect((await b.next()).params.status).toBe("input_required");
     expect(f.plugin.stats.listeners).toBe(2);
-    expect(listenStats.open).toBe(openBefore + 2);
+    expect(open.size).toBe(2);
     await f.rpc("tasks/update", { taskId, inputResponses: { ok: { action: "accept", content: { ok: true } } } });
     expect((await a.next()).params.status).toBe("working");
     await a.close(); // gone with frames still to come
     expect(f.plugin.stats.listeners).toBe(1);
-    expect(listenStats.open).toBe(openBefore + 1);
+    expect(open.size).toBe(1);
     gate.resolve(undefined);
     await turns(2);
     expect((await b.next()).params.status).toBe("working");
     expect((await b.next()).params.status).toBe("completed");
     expect((await f.get(taskId)).result.status).toBe("completed");
     await b.close();
-    expect(listenStats.open).toBe(openBefore);
+    expect(open.size).toBe(0);
     expect(f.plugin.stats.listeners).toBe(0);
     expect(mountOf(f.handler).hub.size).toBe(0);
   });
@@ -234,11 +233,11 @@ describe("a listener disconnects mid-stream", () => {
   it("a listener that goes away before reading its acknowledgement leaves nothing either", async () => {
     const f = faultApp();
     const taskId = await f.start(() => new Promise(() => {}));
-    const openBefore = listenStats.open;
+    const open = mountOf(f.handler).streams;
     const before = activeResources();
     const res = await f.app.fetch(modern("subscriptions/listen", { notifications: { taskIds: [taskId], toolsListChanged: true } }, { caps }));
     await res.body!.cancel();
-    expect(listenStats.open).toBe(openBefore);
+    expect(open.size).toBe(0);
     expect(f.plugin.stats.listeners).toBe(0);
     expect(mountOf(f.handler).hub.size).toBe(0);
     expect(resourceGrowth(before, activeResources())).toEqual({});

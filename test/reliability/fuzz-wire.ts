@@ -29,7 +29,6 @@ import {
   type CallToolResult,
   type McpHandler,
 } from "../../src/index.ts";
-import { listenStats } from "../../src/transport/listen.ts";
 import { canCreateTask, mcpTask, mcpTasks, type McpTasksPlugin } from "../../src/tasks/index.ts";
 import { prompts, resources, templates as resourceTemplates } from "../fixtures/content-app.ts";
 import {
@@ -794,7 +793,6 @@ export async function runCase(c: FuzzCase, options: CaseOptions = {}): Promise<C
   const world = createFuzzWorld(options.mutant);
   const problems: string[] = [];
   const known: KnownDeviation[] = [];
-  const openBefore = listenStats.open;
   const b = await build(c, world);
   const res = await within(world.send(b.request), hangMs, "app.fetch");
   const ct = res.headers.get("content-type") ?? "";
@@ -867,7 +865,8 @@ export async function runCase(c: FuzzCase, options: CaseOptions = {}): Promise<C
   // Whatever the case opened must be gone once its streams are closed.
   await turns(2);
   if (world.escaped.length) problems.push(`escaped the handler: ${String(world.escaped[0])}`);
-  if (listenStats.open !== openBefore) problems.push(`${listenStats.open - openBefore} listen stream(s) left open`);
+  const open = mountOf(world.handler).streams.size;
+  if (open !== 0) problems.push(`${open} listen stream(s) left open`);
   if (world.plugin.stats.listeners !== 0) problems.push(`${world.plugin.stats.listeners} task listener(s) left`);
   if (mountOf(world.handler).hub.size !== 0) problems.push(`${mountOf(world.handler).hub.size} hub subscriber(s) left`);
   for (const id of world.sessions) {

@@ -13,7 +13,7 @@ import fc from "fast-check";
 import type { H3Event } from "h3";
 import { describe, expect, it } from "vitest";
 import { mcpElicit } from "../../src/index.ts";
-import { listenStats } from "../../src/transport/listen.ts";
+import { mountOf } from "../../src/transport/handler.ts";
 import { drivenTasksApp, type TaskDriver } from "../../src/tasks/testing/task-driver.ts";
 import { CALLER, createClock, META_SUB, modern, SCHEMAS, shapeIssues, sseMessages, TASKS, turns } from "./support.ts";
 
@@ -74,10 +74,9 @@ const stats = { foreign: { get: 0, update: 0, cancel: 0 }, foreignAnswersToOpenR
 
 async function scenario(ops: Op[], bind: (event: H3Event) => unknown = (e) => e.req.headers.get(CALLER)): Promise<void> {
   const clock = createClock();
-  const { app, plugin, driver } = drivenTasksApp({ bind, clock: { now: clock.read }, ttlMs: null });
+  const { app, plugin, driver, handlers } = drivenTasksApp({ bind, clock: { now: clock.read }, ttlMs: null });
   const tasks: { id: string; owner: number; driver: TaskDriver }[] = [];
   const streams: Stream[] = [];
-  const openBefore = listenStats.open;
   let rpcId = 0;
   let unknownSerial = 0;
 
@@ -211,7 +210,7 @@ async function scenario(ops: Op[], bind: (event: H3Event) => unknown = (e) => e.
   }
   await turns(1);
   expect(plugin.stats.listeners).toBe(0);
-  expect(listenStats.open).toBe(openBefore);
+  expect(handlers.map((h) => mountOf(h).streams.size)).toEqual(handlers.map(() => 0));
 }
 
 describe("caller isolation", () => {

@@ -17,7 +17,6 @@ import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { taskMachine } from "../../machines/task.machine.ts";
 import { defineMcpHandler, defineTool, mcpElicit, McpJsonRpcError, type CallToolResult } from "../../src/index.ts";
-import { listenStats } from "../../src/transport/listen.ts";
 import { mcpTask, mcpTasks } from "../../src/tasks/index.ts";
 import {
   activeResources,
@@ -251,7 +250,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (problems.length < 50) problems.push(p);
   };
   const edges = chartEdges();
-  const openBefore = listenStats.open;
   const resourcesBefore = activeResources();
   const report: SoakReport = {
     tasks: N,
@@ -566,7 +564,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   // --- Nothing left behind ---
   if (memoryStore(plugin).size !== 0) problem(`${memoryStore(plugin).size} task(s) left in the store after the sweep`);
   if (plugin.stats.listeners !== 0) problem(`${plugin.stats.listeners} task listener(s) left`);
-  if (listenStats.open !== openBefore) problem(`${listenStats.open - openBefore} listen stream(s) left open`);
+  const open = mountOf(handler).streams.size;
+  if (open !== 0) problem(`${open} listen stream(s) left open`);
   if (mountOf(handler).hub.size !== 0) problem(`${mountOf(handler).hub.size} hub subscriber(s) left`);
   if (world.escaped.length) problem(`escaped the handler: ${String(world.escaped[0])}`);
   report.resourceGrowth = resourceGrowth(resourcesBefore, activeResources());

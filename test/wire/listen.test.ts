@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineMcpPlugin } from "../../src/index.ts";
-import { listenStats } from "../../src/transport/listen.ts";
 import { coreApp } from "../fixtures/core-app.ts";
 import { expectError, expectShape, S, ownFields } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
@@ -47,8 +46,7 @@ describe("subscriptions/listen", () => {
 
   it("removes a stream's subscriptions when the client disconnects", async () => {
     const { app, handler } = coreApp();
-    const open = listenStats.open;
-    const hub = mountOf(handler).hub;
+    const { hub, streams: open } = mountOf(handler);
     const streams = await Promise.all(
       [1, 2, 3].map(async (id) => {
         const sse = sseReader(await app.fetch(modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id })));
@@ -57,10 +55,10 @@ describe("subscriptions/listen", () => {
       }),
     );
     expect(hub.size).toBe(3);
-    expect(listenStats.open).toBe(open + 3);
+    expect(open.size).toBe(3);
     for (const s of streams) await s.close();
     expect(hub.size).toBe(0);
-    expect(listenStats.open).toBe(open);
+    expect(open.size).toBe(0);
   });
 
   it("lets plugins add filters that agree to a subset", async () => {

@@ -125,7 +125,7 @@ export function mcpListRoots(): InputRequest<ListRootsResult> {
 }
 
 /** The capability a client must declare to be asked this request, or undefined when it has it. */
-export function missingCapabilityFor(request: InputRequest, caps: ClientCapabilities): JsonObject | undefined {
+function missingCapabilityFor(request: InputRequest, caps: ClientCapabilities): JsonObject | undefined {
   switch (request.method) {
     case "elicitation/create": {
       const url = request.params.mode === "url";

@@ -12,8 +12,8 @@ import { taskMachine, type InputRequest, type TaskEvent, type TaskInput } from "
 type Snapshot = SnapshotFrom<typeof taskMachine>;
 
 /** Creation time of every model task; step `i` of a path happens at `MODEL_T0 + (i + 1) * MODEL_STEP_MS`. */
-export const MODEL_T0 = 1_785_229_800_000;
-export const MODEL_STEP_MS = 1000;
+const MODEL_T0 = 1_785_229_800_000;
+const MODEL_STEP_MS = 1000;
 
 export const MODEL_INPUT: TaskInput = {
   taskId: "model-task",
@@ -43,7 +43,7 @@ export const BOGUS_KEY = "never-issued";
  * The event alphabet offered in `snapshot`. Answers depend on what is outstanding: one key, all keys, or only
  * a key that was never issued. `at` is a placeholder; {@link chartEventPaths} stamps real times.
  */
-export function modelEvents(snapshot: Snapshot): TaskEvent[] {
+function modelEvents(snapshot: Snapshot): TaskEvent[] {
   const outstanding = Object.keys(snapshot.context.inputRequests);
   const answer = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, MODEL_ANSWER]));
   const at = 0;
