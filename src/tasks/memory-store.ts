@@ -30,6 +30,7 @@ export interface MemoryTaskStore extends TaskStore {
   readonly shared: false;
   create(task: NewTask): CreateOutcome;
   read(id: string, owner: string, listen?: boolean): TaskRecord | undefined;
+  readHeld(id: string): TaskRecord | undefined;
   write(id: string, change: TaskWrite): WriteOutcome;
   wouldCreate(owner: string): CreateOutcome;
   claim(id: string): ClaimOutcome;
@@ -132,6 +133,24 @@ export function memoryTaskStore(): MemoryTaskStore {
     return maxPerOwner !== Infinity && table.ownerCount(owner) >= maxPerOwner ? "owner-full" : "created";
   };
 
+  /** The task for `owner` (any owner when undefined), unless unknown or past its expiry. */
+  const readTask = (id: string, owner: string | undefined): TaskRecord | undefined => {
+    sweepOnAccess();
+    const p = table.find(id);
+    // Past its expiry but not swept yet (the sweep stopped at its bound): already gone for clients.
+    if (p === -1 || (owner !== undefined && table.owner(p) !== owner)) return undefined;
+    const expiresAt = table.expiresAt(p);
+    if (expiresAt <= connected().now()) return undefined;
+    const record = table.live(p);
+    if (record) {
+      const live = { version: record.version, expiresAt, snapshot: record.snapshot, origin: record.origin, workerAlive: true };
+      return record.run ? { ...live, hold: holdView(record.run) } : live;
+    }
+    const status = table.status(p) as FinalStatus;
+    const origin = table.origin(p);
+    return { expiresAt, status, json: fullGetTaskResultJson(id, table.json(p)), origin: origin ? (JSON.parse(origin) as TaskOrigin) : undefined };
+  };
+
   return {
     shared: false,
     connect(next) {
@@ -155,20 +174,10 @@ export function memoryTaskStore(): MemoryTaskStore {
       return outcome;
     },
     read(id, owner): TaskRecord | undefined {
-      sweepOnAccess();
-      const p = table.find(id);
-      // Past its expiry but not swept yet (the sweep stopped at its bound): already gone for clients.
-      if (p === -1 || table.owner(p) !== owner) return undefined;
-      const expiresAt = table.expiresAt(p);
-      if (expiresAt <= connected().now()) return undefined;
-      const record = table.live(p);
-      if (record) {
-        const live = { version: record.version, expiresAt, snapshot: record.snapshot, origin: record.origin, workerAlive: true };
-        return record.run ? { ...live, hold: holdView(record.run) } : live;
-      }
-      const status = table.status(p) as FinalStatus;
-      const origin = table.origin(p);
-      return { expiresAt, status, json: fullGetTaskResultJson(id, table.json(p)), origin: origin ? (JSON.parse(origin) as TaskOrigin) : undefined };
+      return readTask(id, owner);
+    },
+    readHeld(id): TaskRecord | undefined {
+      return readTask(id, undefined);
     },
     write(id, change: TaskWrite): WriteOutcome {
       const p = table.find(id);

@@ -20,6 +20,8 @@ export interface TaskRunRecord {
   readonly answers?: JsonObject;
   /** The creating client's capabilities that asking for input depends on (elicitation, sampling, roots). */
   readonly client?: JsonObject;
+  /** The task's owner key, for the instance that claims it (a store may keep only a hash beside the task). */
+  readonly owner?: string;
 }
 
 /**

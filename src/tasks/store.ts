@@ -255,7 +255,7 @@ export interface TaskStore {
   /** Carries the server's list-changed and resource-updated announcements between instances; returns the detach. */
   relayAnnouncements?(hub: Hub): () => void;
 
-  // Runs found by name: a store with `claim` has all five below, and keeps `NewTask.run`. Without them it
+  // Runs found by name: a store with `claim` has all six below, and keeps `NewTask.run`. Without them it
   // serves closures only (a run given as a function), and `mcpTasks({ runs })` refuses it.
 
   /**
@@ -274,6 +274,11 @@ export interface TaskStore {
    * whose lease lapsed. Oldest first. A task may be listed and then claimed by another instance first.
    */
   claimable?(names: readonly string[], limit: number): MaybePromise<readonly ClaimableTask[]>;
+  /**
+   * The task as `read` gives it, whoever its owner: the runtime's own read of a task it claimed or holds
+   * (a claim knows the task id only), never a client's.
+   */
+  readHeld?(id: string): MaybePromise<TaskRecord | undefined>;
   /** The task's run record as kept (with the latest checkpoint and answers), refused when it fails its check. */
   loadRun?(id: string): MaybePromise<LoadedRun>;
   /** Replaces the run record (a checkpoint, a kept answer), fenced: only the holding attempt may. */

@@ -24,7 +24,7 @@ import { openConnection, type RedisClientLike } from "./connection.ts";
 import { createHubBridge } from "./hub-bridge.ts";
 import { storeKeys } from "./keys.ts";
 import { ownerHash, secretRequired } from "./owner-hash.ts";
-import { createReader } from "./reader.ts";
+import { createReader, type ReadTask } from "./reader.ts";
 import { createRunHolds } from "./run-holds.ts";
 import { runSeal, runsNeedSecret } from "./run-records.ts";
 import { RENEW } from "./run-scripts.ts";
@@ -70,6 +70,7 @@ export interface RedisTaskStore extends TaskStore {
   /** Every key of the store starts with this (the `{prefix}` hash tag). */
   readonly keyPrefix: string;
   readonly stats: RedisTaskStoreStats;
+  readHeld(id: string): Promise<TaskRecord | undefined>;
   claim(id: string): Promise<ClaimOutcome>;
   release(id: string, fence: TaskFence): Promise<HoldOutcome>;
   claimable(names: readonly string[], limit: number): Promise<ClaimableTask[]>;
@@ -160,11 +161,11 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
     async read(id, owner, listen = false): Promise<TaskRecord | undefined> {
       const hash = ownerHash(owner, secret);
       const task = await reader.read(id, listen);
-      if (!task || task.owner !== hash) return undefined;
-      if (task.finished) return { expiresAt: task.finished.facts.expiresAt, status: task.finished.facts.status, json: task.finished.json, origin: task.origin };
-      const snapshot = task.snapshot!;
-      const live = { version: task.version, expiresAt: expiryOfSnapshot(snapshot), snapshot, origin: task.origin, workerAlive: task.alive };
-      return task.hold ? { ...live, hold: task.hold } : live;
+      return task && task.owner === hash ? recordOf(task) : undefined;
+    },
+    async readHeld(id): Promise<TaskRecord | undefined> {
+      const task = await reader.read(id);
+      return task && recordOf(task);
     },
     async write(id, change: TaskWrite): Promise<WriteOutcome> {
       const final = change.json !== undefined;
@@ -207,6 +208,14 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
     close: () => conn.close(),
   };
   return store;
+}
+
+/** A task as read from Redis, as the contract gives it. */
+function recordOf(task: ReadTask): TaskRecord {
+  if (task.finished) return { expiresAt: task.finished.facts.expiresAt, status: task.finished.facts.status, json: task.finished.json, origin: task.origin };
+  const snapshot = task.snapshot!;
+  const live = { version: task.version, expiresAt: expiryOfSnapshot(snapshot), snapshot, origin: task.origin, workerAlive: task.alive };
+  return task.hold ? { ...live, hold: task.hold } : live;
 }
 
 function notConnected(): never {

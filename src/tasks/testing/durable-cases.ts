@@ -7,7 +7,7 @@ import { equal, includes, ok } from "./assert.ts";
 import { kitTest, type KitCase, type TaskStoreKitOptions } from "./kit.ts";
 import { asJson, connectStandIns, finalJson, freshId, snapshot } from "./stand-in.ts";
 
-const RUN_METHODS = ["claim", "release", "claimable", "loadRun", "saveRun"] as const;
+const RUN_METHODS = ["claim", "release", "claimable", "readHeld", "loadRun", "saveRun"] as const;
 
 /** A run record as the runtime keeps it: a run's name and version, its input and the creating client's capabilities. */
 const record = (name: string, extra: Partial<TaskRunRecord> = {}): TaskRunRecord => ({
@@ -39,9 +39,9 @@ export function durableCases(kit: TaskStoreKitOptions, shared: boolean): void {
     for (const store of stores) for (const method of RUN_METHODS) equal(typeof store[method], "function", `a store with runs has ${method}()`);
     const at = standIns[0]!.clock.now;
     /** Creates a task of run `name` on `store`: held by that instance as attempt 1, or released. */
-    const create = async (store: TaskStore, name: string, released = false, run = record(name)) => {
+    const create = async (store: TaskStore, name: string, released = false, run = record(name), owner = "") => {
       const id = freshId();
-      equal(await store.create({ id, owner: "", expiresAt: at + 60_000, snapshot: snapshot(id, "working", at), run, released }), "created", "create");
+      equal(await store.create({ id, owner, expiresAt: at + 60_000, snapshot: snapshot(id, "working", at), run, released }), "created", "create");
       return id;
     };
     return { stores, standIns, at, create, all: <T>(each: (store: TaskStore, i: number) => Promise<T> | T) => Promise.all(stores.map(each)) };
@@ -71,6 +71,14 @@ export function durableCases(kit: TaskStoreKitOptions, shared: boolean): void {
     const taken = await stores[stores.length - 1]!.claim!(id);
     ok(taken.outcome === "taken" && taken.retryInMs > 0, `a taken claim says when to try again: ${JSON.stringify(taken)}`);
     equal(await stores[0]!.loadRun!(freshId()), { outcome: "gone" }, "loading the run of an unknown task");
+    // The runtime's own read of a task it claimed: whoever owns it.
+    const owned = await create(stores[0]!, name, false, record(name, { owner: "salice" }), "salice");
+    await all(async (store, i) => {
+      equal(await store.read(owned, "sbob"), undefined, `instance ${i}: another owner reads nothing`);
+      equal(asJson(await store.readHeld!(owned)), asJson(await store.read(owned, "salice")), `instance ${i}: readHeld reads it as its owner does`);
+      equal(await store.readHeld!(freshId()), undefined, `instance ${i}: readHeld of an unknown task`);
+    });
+    equal(await stores[0]!.loadRun!(owned), { outcome: "loaded", record: record(name, { owner: "salice" }) }, "the owner key kept with the record");
     equal(await stores[0]!.claim!(freshId()), { outcome: "gone" }, "claiming an unknown task");
   });
 
