@@ -39,6 +39,8 @@ const COVERED: Record<string, Coverage> = {
   "deno run": { by: "test/runtimes/deno.smoke.ts", shows: '"run"' },
   "wrangler dev": { by: "test/runtimes/launch.ts", shows: '"dev"' },
   "wrangler deploy": { notRun: "deploys to Cloudflare's network, which needs an account" },
+  "wrangler login": { notRun: "signs in to a Cloudflare account" },
+  "wrangler secret": { notRun: "stores a secret in a Cloudflare account" },
   "npx esbuild": { notRun: "a maintainer's look inside the conformance package, not a check" },
   "redis-cli --scan": { by: "test/redis/key-names.test.ts", shows: '"--scan", "--pattern"' },
   "curl (docs/tasks-curl.md)": { by: "test/interop/tasks-curl.test.ts", shows: "docs/tasks-curl.md" },
