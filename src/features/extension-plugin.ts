@@ -2,6 +2,7 @@ import type { H3Event } from "h3";
 import type { McpAuthRefusal } from "./authorization.ts";
 import type { Hub } from "./change-hub.ts";
 import type { ToolDefinition } from "./tools.ts";
+import type { TaskStoreOutageError } from "../protocol/errors.ts";
 import type { Implementation, JsonObject, RequestId } from "../protocol/types.ts";
 
 /** A method an extension serves (modern era only). Returns the result object; throw `McpJsonRpcError` for errors. */
@@ -127,7 +128,32 @@ export interface McpPlugin {
    * learns the fixed `error_description`. Never carries the token. Must not throw.
    */
   authRefused?: (refusal: McpAuthRefusal, event: H3Event) => void;
+  /**
+   * Told when the task store of a tasks plugin in the same handler stops answering (once per outage, with its
+   * first error; the requests failing meanwhile are answered 503 with `Retry-After`), and when it answers
+   * again. Must not throw.
+   */
+  taskStoreAvailability?: (change: McpStoreAvailability) => void;
 }
+
+/** A task store that stopped answering, or answers again. */
+export type McpStoreAvailability =
+  | {
+      readonly available: false;
+      /** When it began (epoch ms). */
+      readonly at: number;
+      /** The first failure, as the store said it (its `cause`); the same error `onError` is told. */
+      readonly error: TaskStoreOutageError;
+    }
+  | {
+      readonly available: true;
+      /** When it answered again (epoch ms). */
+      readonly at: number;
+      /** How long it was down, in ms. */
+      readonly downMs: number;
+      /** How many store calls failed meanwhile (requests and background work). */
+      readonly failures: number;
+    };
 
 /** What a client did to a request whose body never arrived whole. */
 export interface McpClientFailure {
@@ -181,6 +207,23 @@ export function watchHub(plugin: McpExtensionPlugin, attach: (hub: Hub) => void)
 /** Offers `hub` to the plugin, if it asked for it (`watchHub`). */
 export function offerHub(plugin: McpExtensionPlugin, hub: Hub): void {
   hubWatchers.get(plugin)?.(hub);
+}
+
+type AvailabilityReport = (change: McpStoreAvailability) => void;
+
+const availabilityWatchers = new WeakMap<McpExtensionPlugin, (report: AvailabilityReport) => void>();
+
+/**
+ * Asks that `plugin` be given, at mount, where to tell its store's outages in each handler it is installed in
+ * (that handler's plugins' `taskStoreAvailability`). Kept beside the plugin, not on its public type.
+ */
+export function watchAvailabilityReports(plugin: McpExtensionPlugin, attach: (report: AvailabilityReport) => void): void {
+  availabilityWatchers.set(plugin, attach);
+}
+
+/** Gives the plugin where to tell its store's outages, if it asked (`watchAvailabilityReports`). */
+export function offerAvailabilityReports(plugin: McpExtensionPlugin, report: AvailabilityReport): void {
+  availabilityWatchers.get(plugin)?.(report);
 }
 
 /** Whether a plugin is an MCP extension (it has an `id`), rather than hooks only. */

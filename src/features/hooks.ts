@@ -3,7 +3,7 @@
 // plugins have none pays nothing more.
 import type { H3Event } from "h3";
 import type { McpAuthRefusal } from "./authorization.ts";
-import type { McpClientFailure, McpPlugin, McpSessionEnd, McpSessionInfo, McpTaskRunInfo } from "./extension-plugin.ts";
+import type { McpClientFailure, McpPlugin, McpSessionEnd, McpSessionInfo, McpStoreAvailability, McpTaskRunInfo } from "./extension-plugin.ts";
 import type { ToolDefinition } from "./tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
@@ -37,6 +37,8 @@ export interface PluginHooks {
   readonly clientError?: (failure: McpClientFailure, event: H3Event) => void;
   /** Every `authRefused`; an observer that throws is skipped. */
   readonly authRefused?: (refusal: McpAuthRefusal, event: H3Event) => void;
+  /** Every `taskStoreAvailability`; an observer that throws is skipped. */
+  readonly taskStoreAvailability?: (change: McpStoreAvailability) => void;
 }
 
 export function composeHooks(plugins: readonly McpPlugin[]): PluginHooks {
@@ -49,6 +51,9 @@ export function composeHooks(plugins: readonly McpPlugin[]): PluginHooks {
     watchSession: composeWatchSession(plugins),
     clientError: composeObservers(plugins.flatMap((p) => (p.clientError ? [p.clientError.bind(p)] : []))),
     authRefused: composeObservers(plugins.flatMap((p) => (p.authRefused ? [p.authRefused.bind(p)] : []))),
+    taskStoreAvailability: composeObservers<McpStoreAvailability, void>(
+      plugins.flatMap((p) => (p.taskStoreAvailability ? [p.taskStoreAvailability.bind(p)] : [])),
+    ),
   };
 }
 
@@ -140,7 +145,7 @@ function composeWatchSession(plugins: readonly McpPlugin[]): PluginHooks["watchS
 }
 
 /** Observers told one after the other, each failure swallowed (an observer never changes an answer); undefined for none. */
-function composeObservers<A>(observers: readonly ((arg: A, event: H3Event) => void)[]): ((arg: A, event: H3Event) => void) | undefined {
+function composeObservers<A, E = H3Event>(observers: readonly ((arg: A, event: E) => void)[]): ((arg: A, event: E) => void) | undefined {
   if (!observers.length) return undefined;
   return (arg, event) => {
     for (const observe of observers) {

@@ -55,6 +55,7 @@ export type {
   McpPluginMethod,
   McpSessionEnd,
   McpSessionInfo,
+  McpStoreAvailability,
   McpTaskRunInfo,
   McpTaskStatus,
 } from "./extension-plugin.ts";

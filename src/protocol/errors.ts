@@ -97,12 +97,50 @@ export function taskOwnerFull(maxPerOwner: number): McpJsonRpcError {
 /** HTTP status of the answer when the task store cannot be reached in time. */
 export const STORE_UNAVAILABLE_STATUS = 503;
 
+/** `Retry-After` of the 503 answered while the task store cannot be reached, in seconds. */
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
+const STORE_RETRY_AFTER = Object.freeze({ "retry-after": String(STORE_RETRY_AFTER_SECONDS) });
+
 /**
- * `-32603` with HTTP 503 for a task store that is down or too slow: what a store throws then, so the
- * request is answered at once, and the runtime retries the work's own changes meanwhile.
+ * `-32603` with HTTP 503 and `Retry-After` for a task store that is down or too slow: what a store throws
+ * then, so the request is answered at once, and the runtime retries the work's own changes meanwhile.
  */
 export function taskStoreUnavailable(reason: string): McpJsonRpcError {
-  return new McpJsonRpcError(ErrorCode.InternalError, `The task store is unavailable: ${reason}`, undefined, STORE_UNAVAILABLE_STATUS);
+  return new McpJsonRpcError(ErrorCode.InternalError, `The task store is unavailable: ${reason}`, undefined, STORE_UNAVAILABLE_STATUS, STORE_RETRY_AFTER);
+}
+
+/**
+ * What the handler's `onError` is told, once per outage, when the task store stops answering: the first
+ * failure is its `cause`, `since` when it began. The requests that fail meanwhile are answered 503 and are not
+ * told one by one; the end of the outage is told to plugins (`taskStoreAvailability`).
+ */
+export class TaskStoreOutageError extends Error {
+  override name = "TaskStoreOutageError";
+  constructor(
+    /** When the outage began (epoch ms). */
+    readonly since: number,
+    cause: McpJsonRpcError,
+  ) {
+    super(cause.message, { cause });
+  }
+}
+
+/** One outage of a task store, as its failures carry it to the transport (which tells `onError` once). */
+export interface StoreOutage {
+  readonly error: TaskStoreOutageError;
+  /** Whether `onError` was told already. */
+  told: boolean;
+}
+
+/** The outage a store's failure belongs to, set by whoever watches the store; undefined for any other error. */
+export function outageOf(error: unknown): StoreOutage | undefined {
+  return typeof error === "object" && error !== null ? (error as { "~outage"?: StoreOutage })["~outage"] : undefined;
+}
+
+/** Marks a store's failure as part of `outage`. */
+export function markOutage(error: McpJsonRpcError, outage: StoreOutage): void {
+  if (!Object.isFrozen(error)) Object.defineProperty(error, "~outage", { value: outage, configurable: true });
 }
 
 /**

@@ -8,7 +8,7 @@
 //   uri-template.ts  RFC 6570 URI templates for resource templates
 // Imports: nothing else from src/ but utils/ (and the chart's types from machines/). Every other layer imports this one.
 // This file is the layer's public face, re-exported by src/index.ts; code inside src/ imports the files themselves.
-export { ErrorCode, McpJsonRpcError, McpUsageError } from "./errors.ts";
+export { ErrorCode, McpJsonRpcError, McpUsageError, TaskStoreOutageError } from "./errors.ts";
 export { LEGACY_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS } from "./types.ts";
 export type {
   CallToolResult,

@@ -12,6 +12,7 @@
 //   executor.ts    the executor seam: where a named run's attempts execute, and what a worker process holds
 //   store.ts       the task store contract (what a store persists, makes atomic, may drop, and feeds back);
 //                  store-runs.ts its part for runs found by name (run records, fences, claims)
+//   store-watch.ts a shared store's outages, told once at their start and end
 //   memory-store.ts, task-table.ts   the in-memory store: bounded, swept lazily in expiry order, off-heap
 //   handlers.ts    tasks/get, tasks/update, tasks/cancel, the taskIds listen filter
 //   chart.ts, owner.ts   the chart's transition of a stored snapshot; owners compared by value

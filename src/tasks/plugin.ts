@@ -1,7 +1,8 @@
 import type { H3Event } from "h3";
 import type { InspectionEvent, Observer } from "xstate";
 import { fromHttpError, internalError, McpUsageError } from "../protocol/errors.ts";
-import { watchHub, type McpExtensionPlugin } from "../features/extension-plugin.ts";
+import { watchAvailabilityReports, watchHub, type McpExtensionPlugin, type McpStoreAvailability } from "../features/extension-plugin.ts";
+import { watchStore } from "./store-watch.ts";
 import { getMcpContext, getRequestContext } from "../features/request-context.ts";
 import type { PluginHooks } from "../features/hooks.ts";
 import type { TaskHooks } from "./run-hooks.ts";
@@ -104,8 +105,10 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
   const origin = options.origin;
 
   const store = options.store ?? (memoryTaskStore() as TaskStore as S);
+  // A store only this process uses answers synchronously from its memory: only a shared one can be down.
+  const availability = new Set<(change: McpStoreAvailability) => void>();
   const runtime = createTaskRuntime({
-    store,
+    store: store.shared ? watchStore(store, now, availability) : store,
     limits: { max, maxPerOwner },
     ttlMs,
     pollIntervalMs,
@@ -150,6 +153,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
     },
   });
   if (store.relayAnnouncements) watchHub(plugin, (hub) => store.relayAnnouncements!(hub));
+  watchAvailabilityReports(plugin, (report) => availability.add(report));
 
   /**
    * A store that can tell synchronously (in memory) refuses here exactly when creating would; a shared

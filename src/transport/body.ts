@@ -27,6 +27,16 @@ export function readBodyText(request: Request, limit: number, timeoutMs: number)
   return withDeadline(request, readStream(reader, limit), timeoutMs, reader);
 }
 
+/** `bodyTimeoutMs` as given, checked at mount; the default when not given. */
+export function bodyDeadline(ms: number | undefined): number {
+  if (ms === undefined) return DEFAULT_BODY_TIMEOUT_MS;
+  // Past 2^31 - 1 ms setTimeout fires at once: a deadline that long is none.
+  if (ms === Infinity || ms > 2 ** 31 - 1) return Infinity;
+  // setTimeout would fire at once for 0, NaN or a negative number, and refuse every body.
+  if (!Number.isFinite(ms) || ms < 1) throw new TypeError(`bodyTimeoutMs must be a number of milliseconds >= 1 (or Infinity), got ${ms}`);
+  return ms;
+}
+
 /** Whether a body error is the client's doing, and which; undefined for any other error. */
 export function clientBodyFailure(error: unknown): ClientBodyFailure | undefined {
   return typeof error === "object" && error !== null ? (error as { "~client"?: ClientBodyFailure })["~client"] : undefined;

@@ -1,12 +1,12 @@
 import { defineHandler, type EventHandlerWithFetch, type H3Event } from "h3";
-import { clientBodyFailure, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY, readBodyText } from "./body.ts";
+import { bodyDeadline, clientBodyFailure, DEFAULT_MAX_BODY, readBodyText } from "./body.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import { createHub, type ListKind } from "../features/change-hub.ts";
 import { handleLegacy, handleLegacyStream } from "./legacy.ts";
 import { deliverResponse } from "./legacy-input.ts";
 import { handleModern, type JsonRpcMessage } from "./modern.ts";
 import { reportUnexpected, staticExtensions, type Mount } from "./mount.ts";
-import { isExtension, offerHub, type McpExtensionPlugin, type McpPlugin } from "../features/extension-plugin.ts";
+import { isExtension, offerAvailabilityReports, offerHub, type McpExtensionPlugin, type McpPlugin } from "../features/extension-plugin.ts";
 import { composeHooks } from "../features/hooks.ts";
 import { createRequestStateSigner, type RequestStateOptions } from "../features/mrtr/request-state-signer.ts";
 import { createOriginCheck, type OriginPolicy } from "./security.ts";
@@ -139,7 +139,11 @@ export function defineMcpHandler(
     auth: config.auth,
   };
   if (!config.auth && typeof options !== "function") assertScopesGuarded(options);
-  for (const plugin of plugins) offerHub(plugin, mount.hub);
+  const storeAvailability = mount.hooks.taskStoreAvailability;
+  for (const plugin of plugins) {
+    offerHub(plugin, mount.hub);
+    if (storeAvailability) offerAvailabilityReports(plugin, storeAvailability);
+  }
   const checkOrigin = createOriginCheck(config);
   const maxBody = config.maxBodySize ?? DEFAULT_MAX_BODY;
   const bodyTimeoutMs = bodyDeadline(config.bodyTimeoutMs);
@@ -273,15 +277,6 @@ function isLegacy(event: H3Event, mount: Mount, msg: JsonRpcMessage): boolean {
   return version !== null && isLegacyVersion(version.trim()) && !hasModernMeta;
 }
 
-
-function bodyDeadline(ms: number | undefined): number {
-  if (ms === undefined) return DEFAULT_BODY_TIMEOUT_MS;
-  // Past 2^31 - 1 ms setTimeout fires at once: a deadline that long is none.
-  if (ms === Infinity || ms > 2 ** 31 - 1) return Infinity;
-  // setTimeout would fire at once for 0, NaN or a negative number, and refuse every body.
-  if (!Number.isFinite(ms) || ms < 1) throw new TypeError(`bodyTimeoutMs must be a number of milliseconds >= 1 (or Infinity), got ${ms}`);
-  return ms;
-}
 
 const DEFAULT_KEEPALIVE_MS = 5_000;
 

@@ -1,5 +1,5 @@
 import type { H3Event } from "h3";
-import { hiddenCause, McpJsonRpcError } from "../protocol/errors.ts";
+import { hiddenCause, McpJsonRpcError, outageOf } from "../protocol/errors.ts";
 import type { EndableStream } from "./listen.ts";
 import type { HandlerMount } from "../features/request-context.ts";
 import type { McpExtensionPlugin, McpPluginMethod } from "../features/extension-plugin.ts";
@@ -56,11 +56,18 @@ function safeEnabled(plugin: McpExtensionPlugin, event: H3Event): boolean {
 }
 
 /**
- * Hands an unexpected error to the handler's `onError` (a McpJsonRpcError's hidden cause; nothing for
- * a protocol error meant for the client), and returns the error for the answer.
+ * Hands an unexpected error to the handler's `onError` (a McpJsonRpcError's hidden cause, the outage a
+ * task store's 503 belongs to the first time; nothing for a protocol error meant for the client), and returns
+ * the error for the answer.
  */
 export function reportUnexpected(mount: HandlerMount, error: unknown, event: H3Event): unknown {
-  const unexpected = McpJsonRpcError.isError(error) ? hiddenCause(error) : error;
+  let unexpected = McpJsonRpcError.isError(error) ? hiddenCause(error) : error;
+  // A task store outage is the server's trouble: told once, with the first request it failed.
+  const outage = unexpected === undefined ? outageOf(error) : undefined;
+  if (outage && !outage.told) {
+    outage.told = true;
+    unexpected = outage.error;
+  }
   if (unexpected !== undefined && mount.onError) {
     try {
       mount.onError(unexpected, event);

@@ -23,6 +23,7 @@ describe("public entries", () => {
         "McpUsageError",
         "SUPPORTED_VERSIONS",
         "TASKS_EXTENSION",
+        "TaskStoreOutageError",
         "canCreateTask",
         "defineMcpHandler",
         "defineMcpPlugin",
