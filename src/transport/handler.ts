@@ -26,8 +26,6 @@ export interface McpHandlerConfig extends OriginPolicy {
    * `mcpTasks()`), and plugins that only hook in (e.g. `mcpOpenTelemetry()` from "h3-mcp/otel").
    */
   plugins?: (McpPlugin | McpExtensionPlugin)[];
-  /** The same as `plugins` (its older name); these are installed after those. */
-  extensionPlugins?: (McpPlugin | McpExtensionPlugin)[];
   /** Largest accepted request body in bytes; larger ones get 413. Default 4 MiB. */
   maxBodySize?: number;
   /**
@@ -104,7 +102,9 @@ export function defineMcpHandler(
   options: McpServerOptions | ((event: H3Event) => McpServerOptions),
   config: McpHandlerConfig = {},
 ): McpHandler {
-  const installed = [...(config.plugins ?? []), ...(config.extensionPlugins ?? [])];
+  // The option's former name would otherwise be ignored without a word, and the extensions it lists unserved.
+  if ("extensionPlugins" in config) throw new TypeError("defineMcpHandler: extensionPlugins is now called plugins");
+  const installed = config.plugins ?? [];
   const plugins = installed.filter(isExtension);
   const pluginMethods: Mount["pluginMethods"] = new Map();
   const nameParams = new Map(CORE_NAME_PARAMS);

@@ -308,9 +308,14 @@ describe("watchSession", () => {
 });
 
 describe("without hooks", () => {
-  it("keeps extensionPlugins working beside plugins", async () => {
+  it("advertises an extension installed through plugins", async () => {
     const tasks = mcpTasks();
-    const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { extensionPlugins: [tasks] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { plugins: [tasks] }));
     expect((await call(app, "server/discover")).body.result.capabilities.extensions).toEqual({ [TASKS]: {} });
+  });
+
+  it("refuses the option's former name extensionPlugins at mount instead of leaving its extensions unserved", () => {
+    const config = { extensionPlugins: [mcpTasks()] } as Parameters<typeof defineMcpHandler>[1];
+    expect(() => defineMcpHandler({ name: "x", version: "1" }, config)).toThrow("defineMcpHandler: extensionPlugins is now called plugins");
   });
 });

@@ -45,7 +45,7 @@ const NO_OWNER = "-";
  * @example
  * import { env } from "cloudflare:workers";
  * const store = durableObjectTaskStore(env.MCP_TASKS, { secret: env.MCP_TASKS_SECRET });
- * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store })] });
+ * defineMcpHandler(options, { plugins: [mcpTasks({ store })] });
  */
 export function durableObjectTaskStore(namespace: TasksObjectNamespace, options: DurableObjectTaskStoreOptions = {}): DurableObjectTaskStore {
   const name = options.name ?? "h3-mcp";
