@@ -26,7 +26,7 @@ const quick = defineTool({
 });
 
 const endpoint = (tasks: McpTasksOptions) =>
-  defineMcpHandler({ name: "do-bench", version: "1.0.0", tools: [quick] }, { extensionPlugins: [mcpTasks({ max: 1_000_000, ttlMs: 600_000, ...tasks })] });
+  defineMcpHandler({ name: "do-bench", version: "1.0.0", tools: [quick] }, { plugins: [mcpTasks({ max: 1_000_000, ttlMs: 600_000, ...tasks })] });
 
 const app = new H3();
 // The floor: the same process and route table answering without MCP.
