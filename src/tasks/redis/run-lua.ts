@@ -35,15 +35,12 @@ local function waiting(prefix, key, id, name, since)
   keepFor(runs, redis.call('PTTL', key), existed)
 end
 -- A lease taken afresh gets a new epoch: what the instance held under the old one is lost, and waits.
-local function takeLease(prefix, w, leaseMs)
+-- A lease that holds is only extended; its epoch is read when a hold needs it (not for a closure's task).
+local function takeLease(prefix, w, leaseMs, needEpoch)
   local key = prefix .. 'lease:' .. w
-  local epoch = redis.call('GET', key)
-  if epoch then
-    redis.call('PEXPIRE', key, leaseMs)
-    return epoch
-  end
+  if redis.call('PEXPIRE', key, leaseMs) == 1 then return needEpoch and redis.call('GET', key) or nil end
   local t = redis.call('TIME')
-  epoch = t[1] .. '.' .. t[2]
+  local epoch = t[1] .. '.' .. t[2]
   redis.call('SET', key, epoch, 'PX', leaseMs)
   local heldKey = prefix .. 'held:' .. w
   local held = redis.call('HGETALL', heldKey)

@@ -27,7 +27,7 @@ end
 if h[4] and h[4] ~= '' then redis.call('HDEL', prefix .. 'held:' .. h[4], id) end
 local attempt = tonumber(h[2]) + 1
 local now = nowMs()
-local epoch = takeLease(prefix, me, leaseMs)
+local epoch = takeLease(prefix, me, leaseMs, true)
 redis.call('HSET', KEYS[1], 'a', attempt)
 hold(prefix, KEYS[1], id, h[1], me, epoch, now + leaseMs)
 redis.call('ZREM', prefix .. 'runs:' .. h[1], id)

@@ -55,7 +55,7 @@ if capped then
     redis.call('PEXPIRE', KEYS[4], string.format('%d', ttl))
   end
 end
-local epoch = takeLease(ARGV[12], ARGV[7], ARGV[9])
+local epoch = takeLease(ARGV[12], ARGV[7], ARGV[9], (ARGV[13] or '') ~= '' and ARGV[16] ~= '1')
 if (ARGV[13] or '') ~= '' then
   redis.call('HSET', KEYS[1], 'rn', ARGV[13], 'rv', ARGV[14], 'r', ARGV[15])
   if ARGV[16] == '1' then
@@ -84,24 +84,25 @@ local t = redis.call('TYPE', KEYS[1]).ok
 if t == 'none' then return nil end
 if t == 'string' then return redis.call('GET', KEYS[1]) end
 if (ARGV[2] or '') ~= '' then redis.call('SET', ARGV[2], '1', 'PX', ARGV[3]) end
-local h = redis.call('HMGET', KEYS[1], 'o', 'v', 'cv', 's', 'w', 'g', 'rn', 'rv', 'a', 'rl', 'le')
+local h = redis.call('HMGET', KEYS[1], 'o', 'v', 'cv', 's', 'w', 'g', 'rn')
 local alive = 0
 if not h[7] then
   if h[5] then alive = redis.call('EXISTS', ARGV[1] .. h[5]) end
   return { h[1] or '', h[2] or '0', h[3] or '', h[4] or '', alive, h[6] or '' }
 end
+local run = redis.call('HMGET', KEYS[1], 'rv', 'a', 'rl', 'le')
 local since = ''
-if h[10] == '1' then
+if run[3] == '1' then
   alive = 1
   since = redis.call('ZSCORE', ARGV[4] .. 'runs:' .. h[7], ARGV[5]) or ''
-elseif h[5] ~= '' and redis.call('GET', ARGV[1] .. h[5]) == h[11] then
+elseif h[5] ~= '' and redis.call('GET', ARGV[1] .. h[5]) == run[4] then
   alive = 1
 else
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   since = math.min(tonumber(redis.call('ZSCORE', ARGV[4] .. 'instances', h[5]) or now), now)
 end
-return { h[1] or '', h[2] or '0', h[3] or '', h[4] or '', alive, h[6] or '', h[7], h[8], h[9], h[10] or '', tostring(since) }
+return { h[1] or '', h[2] or '0', h[3] or '', h[4] or '', alive, h[6] or '', h[7], run[1], run[2], run[3] or '', tostring(since) }
 `);
 
 /**
