@@ -27,18 +27,17 @@ export function lostEvent(at: number): TaskEvent {
   };
 }
 
-// --- Internal ---
-
 /**
  * Why not xstate's public `transition()`: it builds an actor, a system and a scope for every step, which costs
  * about 4× the step itself (`bench/fast-paths.ts --only scope`); a shared store takes a step per change. The
  * scope xstate's `createInertActorScope` would make is private, so it is built here once, from a public
  * `createActor`, on first use (nothing may run at import). xstate also swaps in a fresh system there, so that
  * children its eager initial snapshot spawned cannot collide by systemId: this chart spawns and invokes nothing
- * and only assigns, so one scope with the actor's own system serves every task.
+ * and only assigns, so one scope with the actor's own system serves every task. Exported for
+ * test/unit/chart-scope.test.ts, which fails when xstate's own scope changes shape, so this copy follows it.
  */
 let scope: ActorScope<any, any, any, any> | undefined;
-function inertScope(): ActorScope<any, any, any, any> {
+export function inertScope(): ActorScope<any, any, any, any> {
   if (scope) return scope;
   const self = createActor(taskMachine, { input: { taskId: "", now: 0, ttlMs: null, pollIntervalMs: 0 } });
   const none = () => {};
