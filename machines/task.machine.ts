@@ -32,6 +32,8 @@ export interface TaskInput {
   ttlMs: number | null;
   pollIntervalMs: number;
   statusMessage?: string;
+  /** For a run found by name: the task starts held by its first attempt. */
+  attempt?: number;
 }
 
 /** Everything the wire needs to describe a task. JSON-serialisable by construction. */
@@ -275,6 +277,7 @@ export const taskMachine = setup({
     inputKeys: {},
     issuedKeys: [],
     answers: {},
+    ...(input.attempt !== undefined && { attempt: input.attempt, released: false }),
   }),
   initial: "working",
   states: {

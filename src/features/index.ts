@@ -62,4 +62,4 @@ export type {
 
 // Tasks (served only when mcpTasks() from "h3-mcp/tasks" is installed)
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "./task-api.ts";
-export type { McpTaskContext, McpTaskOptions } from "./task-api.ts";
+export type { McpTaskClosureOptions, McpTaskContext, McpTaskNamedRunOptions, McpTaskOptions, McpTaskRunContext, McpTaskRunDefinition } from "./task-api.ts";

@@ -26,7 +26,31 @@ export interface McpTaskContext {
   requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>>;
 }
 
-export interface McpTaskOptions {
+/** What a run found by name (`defineTaskRun`) gets: the task, and which attempt at it this is. */
+export interface McpTaskRunContext extends McpTaskContext {
+  /** This attempt at the run, 1-based: a later one follows an instance lost or shut down. */
+  readonly attempt: number;
+  /** What the previous attempt saved with `saveCheckpoint`, or undefined (attempt 1, or nothing saved). */
+  readonly checkpoint: unknown;
+  /**
+   * Keeps `value` (small JSON data) for the next attempt. Rejects, and the signal aborts, when this
+   * attempt no longer holds the task (its lease was lost): its writes never land.
+   */
+  saveCheckpoint(value: unknown): Promise<void>;
+}
+
+/** A task's run found by name on any instance that serves it (made by `defineTaskRun` from "h3-mcp/tasks"). */
+export interface McpTaskRunDefinition<I = any> {
+  readonly name: string;
+  /** An instance runs only attempts whose version it serves (its own or lower). */
+  readonly version: number;
+  /** Attempts at most; above 1 the run is retryable: delivered again after its instance is lost. */
+  readonly maxAttempts: number;
+  run(task: McpTaskRunContext, input: I): Promise<CallToolResult | string> | CallToolResult | string;
+}
+
+/** The work as a closure: runs in this process only, and fails with it. */
+export interface McpTaskClosureOptions {
   /** The status message of the new task. */
   statusMessage?: string;
   /**
@@ -35,6 +59,16 @@ export interface McpTaskOptions {
    */
   run(task: McpTaskContext): Promise<CallToolResult | string> | CallToolResult | string;
 }
+
+/** The work as a run found by name, with its input (JSON data, kept with the task for a later attempt). */
+export interface McpTaskNamedRunOptions<I = any> {
+  /** The status message of the new task. */
+  statusMessage?: string;
+  run: McpTaskRunDefinition<I>;
+  input: I;
+}
+
+export type McpTaskOptions = McpTaskClosureOptions | McpTaskNamedRunOptions;
 
 /**
  * What the tasks plugin offers these calls. It is registered against the plugin object (`offerTasks`) rather
@@ -72,9 +106,15 @@ export function canCreateTask(event: H3Event): boolean {
  * naming the cause when declaring would not help. With a shared store (Redis) it answers with a
  * promise, settled once the task is stored; return it from the handler either way.
  *
+ * `run` is a closure (it runs here, and fails with this process) or a run found by name (`defineTaskRun`
+ * from "h3-mcp/tasks", listed in `mcpTasks({ runs })`) with its `input`: retryable on another instance.
+ *
  * @example
  * return mcpTask(event, { statusMessage: "Queued", async run(task) { return { content: [] }; } });
  */
+export function mcpTask(event: H3Event, options: McpTaskClosureOptions): CreateTaskResult | Promise<CreateTaskResult>;
+export function mcpTask<I>(event: H3Event, options: McpTaskNamedRunOptions<I>): CreateTaskResult | Promise<CreateTaskResult>;
+export function mcpTask(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult>;
 export function mcpTask(event: H3Event, options: McpTaskOptions): CreateTaskResult | Promise<CreateTaskResult> {
   const why = whyNoTask(event);
   if (why) throw refusalError(event, why);

@@ -21,6 +21,8 @@ export const META = {
   logLevel: "io.modelcontextprotocol/logLevel",
   serverInfo: "io.modelcontextprotocol/serverInfo",
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
+  /** On a task whose run is found by name: the attempt that holds (or last held) it, 1-based. */
+  attempt: "io.github.h3-mcp/attempt",
 } as const;
 
 export interface Implementation {

@@ -142,9 +142,19 @@ export function prepareResultMeta(serverInfo: JsonObject): ResultMeta {
 }
 
 /** A result's JSON with the server's `_meta` in it; a result's own `_meta` keys are kept beside it. */
+/** How a kept tasks/get JSON of a run found by name ends, before the attempt number and two closing braces. */
+const ATTEMPT_META = `"_meta":{${JSON.stringify(META.attempt)}:`;
+
 function resultJsonWithMeta(result: unknown, meta: ResultMeta): string {
   // A kept answer is JSON text already: the members go in before its closing brace, not through a parse.
-  if (result instanceof RawJson) return result.json === "{}" ? `{"_meta":{${meta.members}}}` : `${result.json.slice(0, -1)},"_meta":{${meta.members}}}`;
+  if (result instanceof RawJson) {
+    const json = result.json;
+    if (json === "{}") return `{"_meta":{${meta.members}}}`;
+    // A finished task of a run found by name ends with its attempt's `_meta`: the members join it.
+    const own = json.lastIndexOf(ATTEMPT_META);
+    if (own !== -1 && /^\d+\}\}$/.test(json.slice(own + ATTEMPT_META.length))) return `${json.slice(0, -2)},${meta.members}}}`;
+    return `${json.slice(0, -1)},"_meta":{${meta.members}}}`;
+  }
   if (typeof result !== "object" || result === null || Array.isArray(result)) return JSON.stringify(result);
   const own = (result as JsonObject)._meta as JsonObject | undefined;
   return JSON.stringify({ ...result, _meta: own === undefined ? meta.meta : { ...meta.meta, ...own } });

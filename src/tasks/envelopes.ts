@@ -2,7 +2,7 @@
 // that `tasks/get` and `notifications/tasks` carry. Fields are picked by name; context is never spread.
 import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
 import { ErrorCode } from "../protocol/errors.ts";
-import type { CreateTaskResult, JsonObject } from "../protocol/types.ts";
+import { META, type CreateTaskResult, type JsonObject } from "../protocol/types.ts";
 import { toErrorObject } from "../protocol/wire.ts";
 
 /** Snapshot fields the task envelopes read: the chart's state value and context. */
@@ -59,6 +59,8 @@ export function toDetailedTask(snapshot: TaskSnapshotLike): JsonObject {
       task.error = c.error ? toErrorObject(c.error) : { code: ErrorCode.InternalError, message: "Task failed" };
       break;
   }
+  // A run found by name tells its attempt, last (where a kept answer's own `_meta` is found, in wire.ts).
+  if (c.attempt !== undefined) task._meta = { [META.attempt]: c.attempt };
   return task;
 }
 

@@ -9,6 +9,7 @@
 //   changes.ts, shared-tick.ts, listeners.ts   changes through a shared store (compare-and-set), its lease
 //                  and catch-up, and this instance's listen streams
 //   drain.ts       draining an instance before it stops: no new run, a deadline, then hand-off or failure
+//   task-runs.ts, attempt-run.ts   runs found by name (defineTaskRun) and what one attempt at one works with
 //   executor.ts    the executor seam: where a named run's attempts execute, and what a worker process holds
 //   store.ts       the task store contract (what a store persists, makes atomic, may drop, and feeds back);
 //                  store-runs.ts its part for runs found by name (run records, fences, claims)
@@ -27,7 +28,17 @@ export type { DrainOptions } from "./drain.ts";
 // Where a named run's attempts execute (docs/executors.md): the seam an executor implements.
 export type { DrainReport, TaskAttempt, TaskExecution, TaskExecutionHost, TaskExecutor } from "./executor.ts";
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "../features/task-api.ts";
-export type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
+export type {
+  McpTaskClosureOptions,
+  McpTaskContext,
+  McpTaskNamedRunOptions,
+  McpTaskOptions,
+  McpTaskRunContext,
+  McpTaskRunDefinition,
+} from "../features/task-api.ts";
+// Runs found by name: retried on another instance after this one is lost or drained.
+export { defineTaskRun } from "./task-runs.ts";
+export type { TaskRunOptions } from "./task-runs.ts";
 export type { CreateTaskResult } from "../protocol/types.ts";
 // What a task's tool also reaches for: the error that fails a task, and the input it asks for.
 export { McpJsonRpcError } from "../protocol/errors.ts";

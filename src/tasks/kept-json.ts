@@ -2,6 +2,7 @@
 // finishes, sent as it is to every later `tasks/get`, and read back here (and only here) when a snapshot
 // is needed again.
 import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
+import { META } from "../protocol/types.ts";
 import { toGetTaskResult, toTask, type TaskSnapshotLike } from "./envelopes.ts";
 
 /**
@@ -14,7 +15,9 @@ export function toGetTaskResultJson(snapshot: TaskSnapshotLike, resultJson?: str
     return JSON.stringify(toGetTaskResult(snapshot));
   }
   const head = JSON.stringify(toTask(snapshot, "complete"));
-  return `${head.slice(0, -1)},"result":${resultJson}}`;
+  const attempt = snapshot.context.attempt;
+  const meta = attempt === undefined ? "" : `,"_meta":${JSON.stringify({ [META.attempt]: attempt })}`;
+  return `${head.slice(0, -1)},"result":${resultJson}${meta}}`;
 }
 
 /**
@@ -60,6 +63,7 @@ export function snapshotFromKeptJson(json: string): TaskSnapshotLike {
     ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
     ...(task.result !== undefined && { result: task.result }),
     ...(task.error !== undefined && { error: task.error }),
+    ...(task._meta?.[META.attempt] !== undefined && { attempt: task._meta[META.attempt] }),
   } satisfies TaskContext;
   return { value: task.status as TaskStateValue, context };
 }

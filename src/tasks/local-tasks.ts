@@ -5,6 +5,7 @@
 import { type AnyActorRef, createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
 import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskFence } from "./store.ts";
 
 type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 

@@ -6,7 +6,7 @@ import { watchStore } from "./store-watch.ts";
 import { getMcpContext, getRequestContext } from "../features/request-context.ts";
 import type { PluginHooks } from "../features/hooks.ts";
 import type { TaskHooks } from "./run-hooks.ts";
-import { offerTasks, TASKS_EXTENSION } from "../features/task-api.ts";
+import { offerTasks, TASKS_EXTENSION, type McpTaskRunDefinition } from "../features/task-api.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { newTaskId } from "../utils/task-id.ts";
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
@@ -18,6 +18,7 @@ import { ownerKey, UNBOUND, unkeyableOwner } from "./owner.ts";
 import { LocalTaskRuntime } from "./local-runtime.ts";
 import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
 import { SharedTaskRuntime } from "./shared-runtime.ts";
+import { isTaskRun, servedRuns } from "./task-runs.ts";
 import type { TaskOrigin, TaskStore } from "./store.ts";
 
 export interface McpTasksOptions<S extends TaskStore = TaskStore> {
@@ -65,6 +66,12 @@ export interface McpTasksOptions<S extends TaskStore = TaskStore> {
    * returns must be unique, and unguessable unless every task is bound to its caller (`bind`).
    */
   newTaskId?: () => string;
+  /**
+   * The runs found by name (`defineTaskRun`) this instance serves: `mcpTask(event, { run, input })` takes
+   * only these, and with a shared store this instance runs their later attempts too (after another
+   * instance was lost or drained). List the same runs on every instance.
+   */
+  runs?: readonly McpTaskRunDefinition[];
 }
 
 /** A source of the current time, in epoch milliseconds. */
@@ -116,6 +123,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
     newId: options.newTaskId ?? newTaskId,
     bound: bind !== undefined,
     inspect: options.inspect,
+    runs: servedRuns(options.runs),
   });
   const deps = { runtime, owner: ownerOf, now };
   const enabled = options.enabled;
@@ -134,7 +142,9 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
   };
   offerTasks(plugin, {
     createTask(event, task) {
-      if (!task || typeof task.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function");
+      if (!task || (typeof task.run !== "function" && !isTaskRun(task.run))) {
+        throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function or a run from defineTaskRun()");
+      }
       // A closure cannot leave this instance, which is going away: the client tries again elsewhere.
       if (runtime.draining) throw drainingRefusal();
       const owner = ownerOf(event);

@@ -10,7 +10,7 @@ import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import { resultPath, startRun, startWrappedRun } from "./run-outcome.ts";
 import type { TaskRun } from "./task-run.ts";
-import type { McpTaskOptions } from "../features/task-api.ts";
+import type { McpTaskClosureOptions } from "../features/task-api.ts";
 import type { CompiledTool } from "../features/tools.ts";
 import type { TaskOrigin } from "./store.ts";
 
@@ -28,7 +28,7 @@ export interface TaskHooks {
  */
 export function startTaskRun(
   run: TaskRun,
-  work: McpTaskOptions["run"],
+  work: McpTaskClosureOptions["run"],
   task: LocalTask,
   tool: CompiledTool | undefined,
   origin: TaskOrigin | undefined,

@@ -6,7 +6,7 @@ import type { JsonObject } from "../protocol/types.ts";
 import { describeThrown } from "../utils/describe.ts";
 import { isThenable } from "../utils/is-thenable.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
-import type { McpTaskContext, McpTaskOptions } from "../features/task-api.ts";
+import type { McpTaskContext, McpTaskClosureOptions } from "../features/task-api.ts";
 import { toolResultNow } from "../features/tool-result.ts";
 import type { CompiledTool } from "../features/tools.ts";
 
@@ -30,7 +30,7 @@ export function resultPath(tool: CompiledTool | undefined): (value: unknown) => 
  */
 export function startRun(
   task: McpTaskContext & RunReport,
-  run: McpTaskOptions["run"],
+  run: McpTaskClosureOptions["run"],
   finish: (value: unknown) => MaybePromise<JsonObject>,
 ): Promise<void> | undefined {
   const report: RunReport = task;
@@ -44,7 +44,7 @@ export function startRun(
  */
 export function startWrappedRun(
   task: McpTaskContext & RunReport,
-  run: McpTaskOptions["run"],
+  run: McpTaskClosureOptions["run"],
   finish: (value: unknown) => MaybePromise<JsonObject>,
   wrap: (work: () => MaybePromise<JsonObject>) => MaybePromise<JsonObject>,
 ): Promise<void> | undefined {

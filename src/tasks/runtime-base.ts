@@ -4,7 +4,7 @@
 // (`LocalTask.watch`): neither calls into the other.
 import type { TaskEvent } from "../../machines/task.machine.ts";
 import type { RequestContext } from "../features/request-context.ts";
-import type { McpTaskOptions } from "../features/task-api.ts";
+import type { McpTaskClosureOptions, McpTaskNamedRunOptions, McpTaskOptions } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
 import type { CreateTaskResult } from "../protocol/types.ts";
 import { isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
@@ -15,13 +15,16 @@ import { createListeners, type Listeners } from "./listeners.ts";
 import { drainDeadline, drainTasks, type DrainOptions } from "./drain.ts";
 import type { DrainReport } from "./executor.ts";
 import { createLocalTasks, LocalTask, type LocalTasks } from "./local-tasks.ts";
+import { AttemptRun, fencedReason, type AttemptSink } from "./attempt-run.ts";
 import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
-import { capRefusal, newTaskActor, storeFailure, tellFollowers } from "./runtime-parts.ts";
+import { capRefusal, newTaskActor, runRecordOf, storeFailure, taskEnded, tellFollowers } from "./runtime-parts.ts";
 import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats, TaskSubscription } from "./runtime.ts";
-import type { CreateOutcome, TaskChange, TaskFeed, TaskOrigin, TaskRecord, TaskStore } from "./store.ts";
-import { TaskRun, type RunSink } from "./task-run.ts";
+import type { CreateOutcome, TaskChange, TaskFeed, TaskFence, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore } from "./store.ts";
+import { TaskRun } from "./task-run.ts";
 
-export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
+export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
+  /** Names this instance as the holder of the attempts it runs (a fence's `lease`). */
+  readonly instance: string;
   protected readonly store: TaskStore;
   protected readonly now: () => number;
   protected readonly local: LocalTasks;
@@ -34,6 +37,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
 
   constructor(protected readonly options: TaskRuntimeOptions) {
     this.store = options.store;
+    this.instance = options.store.instance ?? options.newId();
     this.now = options.now;
     this.local = createLocalTasks({ now: options.now, inspect: options.inspect });
     this.listeners = createListeners();
@@ -100,9 +104,11 @@ export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
 
   create(owner: string, ctx: RequestContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult> {
     const { options, store } = this;
+    // A run found by name keeps its record with the task (its name, version and input), for a later attempt.
+    const record = typeof task.run === "function" ? undefined : runRecordOf(options.runs, task as McpTaskNamedRunOptions, store);
     const id = options.newId();
     const at = this.now();
-    const actor = newTaskActor(options, id, at, task.statusMessage);
+    const actor = newTaskActor(options, id, at, task.statusMessage, record && 1);
     const snapshot = actor.getSnapshot() as TaskSnapshotLike;
     const expiresAt = options.ttlMs === null ? Infinity : at + options.ttlMs;
     const begin = (outcome: CreateOutcome): CreateTaskResult => {
@@ -111,12 +117,23 @@ export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
       const entry = new LocalTask(id, owner, expiresAt, actor, snapshot);
       this.local.add(entry);
       entry.observer = (next) => this.observe(entry, next);
-      const run = new TaskRun(entry, this, ctx.clientCapabilities, this.now, origin);
+      let run: TaskRun;
+      let work: McpTaskClosureOptions["run"];
+      if (record) {
+        entry.fence = this.fenceOf(1);
+        const attempt = new AttemptRun(entry, this, ctx.clientCapabilities, this.now, origin, 1, record);
+        const named = (task as McpTaskNamedRunOptions).run;
+        run = attempt;
+        work = () => named.run(attempt, record.input);
+      } else {
+        run = new TaskRun(entry, this, ctx.clientCapabilities, this.now, origin);
+        work = (task as McpTaskClosureOptions).run;
+      }
       this.started(entry);
       actor.subscribe(entry.observer);
       actor.start();
       const handle = toCreateTaskResult(snapshot);
-      const ran = startTaskRun(run, task.run, entry, ctx.tool, origin, hooks);
+      const ran = startTaskRun(run, work, entry, ctx.tool, origin, hooks);
       // A run that ended in this call (and a store that recorded it at once) leaves nothing to keep alive.
       // Otherwise the request's waitUntil gets the work it set going (see `untilIdle`), so a platform that
       // ends work with the response (Workers) lets the run go on.
@@ -129,11 +146,42 @@ export abstract class BaseTaskRuntime implements TaskRuntime, RunSink {
     // A shared store holds the task before the handle exists, so another instance finds it at once.
     let created: MaybePromise<CreateOutcome>;
     try {
-      created = store.create({ id, owner, expiresAt, snapshot, origin });
+      created = store.create(record ? { id, owner, expiresAt, snapshot, origin, run: record } : { id, owner, expiresAt, snapshot, origin });
     } catch (error) {
       throw storeFailure(error);
     }
     return typeof created === "string" ? begin(created) : created.then(begin, (error: unknown) => Promise.reject(storeFailure(error)));
+  }
+
+  /** Keeps a named run's record (its checkpoint, its answered rounds) with the task, fenced by the attempt. */
+  async keepRun(task: LocalTask, run: AttemptRun, record: TaskRunRecord): Promise<void> {
+    const fence = task.fence;
+    if (!task.actor || !fence) throw taskEnded();
+    const kept = await this.store.saveRun!(task.id, record, fence);
+    if (kept === "fenced") {
+      this.fenced(task);
+      throw fencedReason(run.attempt);
+    }
+    if (kept === "gone") throw taskEnded();
+  }
+
+  /** The fence an attempt's writes carry. */
+  protected fenceOf(attempt: number): TaskFence {
+    return { attempt, lease: this.instance };
+  }
+
+  /**
+   * The store refused a write of this attempt as fenced: another attempt holds the task now. Nothing of this
+   * one is written any more; its run's signal aborts and the task is no longer run here.
+   */
+  protected fenced(task: LocalTask): void {
+    if (this.local.get(task.id) !== task) return;
+    this.local.remove(task);
+    const actor = task.actor;
+    task.actor = undefined;
+    task.followers = undefined;
+    actor?.stop();
+    task.onFenced?.();
   }
 
   get(id: string, owner: string): MaybePromise<TaskRecord | undefined> {

@@ -2,17 +2,19 @@
 // a status change to those who follow a task.
 import { type AnyActorRef, createActor } from "xstate";
 import { taskMachine } from "../../machines/task.machine.ts";
-import { internalError, McpJsonRpcError, taskOwnerFull, taskStoreFull } from "../protocol/errors.ts";
+import type { McpTaskNamedRunOptions } from "../features/task-api.ts";
+import { internalError, McpJsonRpcError, McpUsageError, taskOwnerFull, taskStoreFull } from "../protocol/errors.ts";
 import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
-import type { CreateOutcome, TaskLimits } from "./store.ts";
+import type { CreateOutcome, TaskLimits, TaskRunRecord, TaskStore } from "./store.ts";
+import type { ServedRuns } from "./task-runs.ts";
 import type { TaskRuntimeOptions } from "./runtime.ts";
 
 /** A new task's actor (not started yet), made from the runtime's settings. */
-export function newTaskActor(options: TaskRuntimeOptions, id: string, at: number, statusMessage: string | undefined): AnyActorRef {
+export function newTaskActor(options: TaskRuntimeOptions, id: string, at: number, statusMessage: string | undefined, attempt?: number): AnyActorRef {
   return createActor(taskMachine, {
     id,
-    input: { taskId: id, now: at, ttlMs: options.ttlMs, pollIntervalMs: options.pollIntervalMs, statusMessage },
+    input: { taskId: id, now: at, ttlMs: options.ttlMs, pollIntervalMs: options.pollIntervalMs, statusMessage, attempt },
     inspect: options.inspect,
   });
 }
@@ -51,4 +53,29 @@ export function tellFollowers(task: LocalTask, snapshot: TaskSnapshotLike): void
 /** An unreferenced timer: a process waiting on nothing else still exits. */
 export function sleepUnref(ms: number): Promise<void> {
   return new Promise((resolve) => (setTimeout(resolve, ms) as { unref?: () => void }).unref?.());
+}
+
+/**
+ * The record a task made from a run found by name keeps: the run must be one this instance serves (so
+ * some instance can run its later attempts), and its input JSON data (copied: every attempt gets the same).
+ */
+export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, store: TaskStore): TaskRunRecord {
+  const run = task.run;
+  if (typeof run !== "object" || run === null || typeof run.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function or a run from defineTaskRun()");
+  if (runs.get(run.name) !== run) throw new McpUsageError("TASK_RUN_UNSERVED", `mcpTask: the run ${run.name} is not in mcpTasks({ runs }): list it there on every instance that may run it`);
+  if (!store.saveRun) throw new McpUsageError("TASK_RUN_UNKEPT", "mcpTask: this task store keeps no run records (saveRun), so it cannot take a run found by name; give a closure");
+  if (task.input === undefined) return { name: run.name, version: run.version, input: undefined };
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(task.input);
+  } catch {
+    json = undefined;
+  }
+  if (json === undefined) throw new McpUsageError("TASK_RUN_INPUT", `mcpTask: the input of run ${run.name} must be JSON data`);
+  return { name: run.name, version: run.version, input: JSON.parse(json) };
+}
+
+/** A run's call on a task that already ended. */
+export function taskEnded(): McpUsageError {
+  return new McpUsageError("TASK_ENDED", "The task has already ended");
 }

@@ -16,6 +16,7 @@ import type { DrainReport } from "./executor.ts";
 import type { KeepAlive } from "./keep-alive.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { TaskHooks } from "./run-hooks.ts";
+import type { ServedRuns } from "./task-runs.ts";
 import type { CreateOutcome, TaskLimits, TaskOrigin, TaskRecord, TaskStore } from "./store.ts";
 
 export interface TaskRuntimeOptions {
@@ -28,6 +29,8 @@ export interface TaskRuntimeOptions {
   /** Whether tasks are bound to their callers (the store may need a key for that). */
   bound: boolean;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** The runs found by name this instance serves (`mcpTasks({ runs })`). */
+  runs: ServedRuns;
 }
 
 /** What the runtime tells about itself, for tests and tooling. */

@@ -37,6 +37,8 @@ export class TaskRun implements McpTaskContext, RunReport {
   #now: () => number;
   #waiters: Set<Waiter> | undefined;
   #ended: TaskStateValue | undefined;
+  /** Why the signal aborts when it is not the task's end (this attempt lost its hold on the task). */
+  #endReason: Error | undefined;
   #signal: AbortSignal | undefined;
   // A round being opened: with a shared store the chart shows it only after a round trip, and a second
   // call meanwhile must be refused, not mistake the first round for its own.
@@ -63,12 +65,21 @@ export class TaskRun implements McpTaskContext, RunReport {
   }
 
   requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>> {
+    return this.askRound(requests, false) as Promise<InputAnswers<R>>;
+  }
+
+  /**
+   * Opens a round for `requests` and resolves with its answers. With `adopt`, the round is the one
+   * already open in the chart (a later attempt asking what its previous attempt asked): nothing is sent,
+   * its answers are waited for.
+   */
+  protected askRound(requests: Record<string, InputRequest>, adopt: boolean): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       const actor = this.#task.actor;
       if (!actor) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
       // One round at a time: the chart only opens a round from `working`, and an answer must never
       // be handed to a call whose question the client was not shown.
-      if (this.#asking || actor.getSnapshot().value !== "working") {
+      if (this.#asking || actor.getSnapshot().value !== (adopt ? "input_required" : "working")) {
         return reject(new McpUsageError("INPUT_PENDING", "An input round is already open; await it before asking again"));
       }
       try {
@@ -77,16 +88,10 @@ export class TaskRun implements McpTaskContext, RunReport {
         return reject(error);
       }
       const keys = Object.keys(requests);
-      if (!keys.length) return resolve({} as InputAnswers<R>);
-      const wire = Object.fromEntries(
-        keys.map((key) => {
-          const r = requests[key] as InputRequest;
-          return [key, { method: r.method, params: r.params }];
-        }),
-      );
+      if (!keys.length) return resolve({});
       // The round counts as open once the chart shows it; with a shared store that may come after
       // the event is sent, and the answers may even arrive before its write settles.
-      let opened = false;
+      let opened = adopt;
       this.#asking = true;
       const waiters = (this.#waiters ??= new Set());
       const waiter: Waiter = (snapshot) => {
@@ -94,8 +99,7 @@ export class TaskRun implements McpTaskContext, RunReport {
         else if (snapshot.value === "working" && opened) {
           waiters.delete(waiter);
           this.#asking = false;
-          const answers = snapshot.context.answers;
-          resolve(Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]])) as InputAnswers<R>);
+          resolve(pickAnswers(snapshot.context.answers, keys));
         } else if (isTerminalStatus(snapshot.value)) {
           waiters.delete(waiter);
           this.#asking = false;
@@ -103,16 +107,44 @@ export class TaskRun implements McpTaskContext, RunReport {
         }
       };
       waiters.add(waiter);
+      if (adopt) return;
       const notOpened = () => {
         if (opened || !waiters.has(waiter)) return;
         waiters.delete(waiter);
         this.#asking = false;
         reject(new McpUsageError("INPUT_NOT_OPENED", "The task could not ask for this input"));
       };
+      const wire = Object.fromEntries(
+        keys.map((key) => {
+          const r = requests[key] as InputRequest;
+          return [key, { method: r.method, params: r.params }];
+        }),
+      );
       const sent = this.#send({ type: "input.request", requests: wire, at: this.#now() });
       if (sent instanceof Promise) sent.then(notOpened, notOpened);
       else notOpened();
     });
+  }
+
+  /** The task's snapshot as the actor here has it, or undefined once it ended. */
+  protected current(): TaskSnapshotLike | undefined {
+    return this.#task.actor?.getSnapshot() as TaskSnapshotLike | undefined;
+  }
+
+  /** Whether an input round of this run is being opened or waited for. */
+  protected get asking(): boolean {
+    return this.#asking;
+  }
+
+  /** Ends this run's hold on the task: its signal aborts with `reason` (its later writes are refused by the store). */
+  protected abortWith(reason: Error): void {
+    if (this.#ended) return;
+    this.#ended = "failed";
+    this.#endReason = reason;
+    this.#task.abort?.abort(reason);
+    if (this.#waiters) {
+      for (const waiter of this.#waiters) waiter({ value: "failed", context: this.#task.snapshot.context });
+    }
   }
 
   /** @internal Ends the task with `result`, whose JSON the caller already made. */
@@ -138,7 +170,7 @@ export class TaskRun implements McpTaskContext, RunReport {
   /** Each snapshot the runtime recorded: input waiters hear it, and a final one aborts the signal. */
   #watch(snapshot: TaskSnapshotLike): void {
     if (this.#waiters) for (const waiter of this.#waiters) waiter(snapshot);
-    if (!isTerminalStatus(snapshot.value)) return;
+    if (!isTerminalStatus(snapshot.value) || this.#endReason) return;
     this.#ended = snapshot.value;
     const reason = abortReason(snapshot.value);
     if (reason) this.#task.abort?.abort(reason);
@@ -147,11 +179,16 @@ export class TaskRun implements McpTaskContext, RunReport {
   /** Made after the end, the signal is already aborted (unless the task completed). */
   #newSignal(): AbortSignal {
     const controller = new AbortController();
-    const reason = this.#ended && abortReason(this.#ended);
+    const reason = this.#endReason ?? (this.#ended && abortReason(this.#ended));
     if (reason) controller.abort(reason);
     else if (!this.#ended) this.#task.abort = controller;
     return controller.signal;
   }
+}
+
+/** The answers of a round, by the keys it asked with. */
+export function pickAnswers(answers: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]]));
 }
 
 /** Why a task's signal aborts; a completed task's signal never does. */

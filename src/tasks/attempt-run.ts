@@ -1,0 +1,120 @@
+// What a run found by name works with on one attempt: the task's run context (task-run.ts) plus the
+// attempt number, the checkpoint the previous attempt saved, and input rounds answered on earlier
+// attempts given back without asking again. What must outlive the attempt (checkpoint, kept answers)
+// is written to the store with the run's record, fenced: once this attempt lost its hold on the task,
+// the store refuses its writes and its signal aborts.
+import type { InputAnswers, InputRequest } from "../features/mrtr/input-requests.ts";
+import type { McpTaskRunContext } from "../features/task-api.ts";
+import type { ClientCapabilities } from "../protocol/types.ts";
+import type { TaskSnapshotLike } from "../protocol/wire.ts";
+import type { LocalTask } from "./local-tasks.ts";
+import type { KeptRound, TaskOrigin, TaskRunRecord } from "./store.ts";
+import { pickAnswers, TaskRun, type RunSink } from "./task-run.ts";
+
+/** Where an attempt keeps its run's record; rejects (after aborting the attempt) when the store refused it as fenced. */
+export interface AttemptSink extends RunSink {
+  keepRun(task: LocalTask, run: AttemptRun, record: TaskRunRecord): Promise<void>;
+}
+
+/** The reason an attempt's signal aborts with once it lost its lease: its writes no longer land. */
+export function fencedReason(attempt: number): Error {
+  return new Error(`Attempt ${attempt} was fenced: it lost its lease on the task, and another attempt may hold it now`);
+}
+
+export class AttemptRun extends TaskRun implements McpTaskRunContext {
+  readonly attempt: number;
+  #record: TaskRunRecord;
+  #task: LocalTask;
+  #sink: AttemptSink;
+  /** Rounds asked in this attempt so far (a later attempt replays the kept ones in order). */
+  #round = 0;
+  /** Writes of the record, one after the other. */
+  #keeping: Promise<void> = Promise.resolve();
+
+  constructor(task: LocalTask, sink: AttemptSink, caps: ClientCapabilities, now: () => number, origin: TaskOrigin | undefined, attempt: number, record: TaskRunRecord) {
+    super(task, sink, caps, now, origin);
+    this.attempt = attempt;
+    this.#record = record;
+    this.#task = task;
+    this.#sink = sink;
+    task.onFenced = () => this.fence();
+  }
+
+  get checkpoint(): unknown {
+    return this.#record.checkpoint;
+  }
+
+  saveCheckpoint(value: unknown): Promise<void> {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(value);
+    } catch {
+      json = undefined;
+    }
+    if (json === undefined) return Promise.reject(new TypeError("task.saveCheckpoint needs JSON data"));
+    return this.#keep({ ...this.#record, checkpoint: JSON.parse(json) });
+  }
+
+  override requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>> {
+    const keys = Object.keys(requests);
+    const round = this.#round++;
+    const rounds = this.#record.answers ?? [];
+    const kept = rounds[round];
+    // A round answered on an earlier attempt, asked again with the same keys: its answers, not a new question.
+    if (kept && sameKeys(kept.keys, keys)) return Promise.resolve(pickAnswers(kept.answers, keys) as InputAnswers<R>);
+    const snapshot = this.current();
+    let asked: Promise<Record<string, unknown>>;
+    if (snapshot && !this.asking && openRoundIs(snapshot, keys)) {
+      // The previous attempt's round is still open: it keeps its wire keys, and its answers come here.
+      asked = this.askRound(requests, true);
+    } else if (snapshot && !this.asking && answeredSince(snapshot, keys, rounds)) {
+      // The previous attempt's round was answered after that attempt was lost.
+      asked = Promise.resolve(pickAnswers(snapshot.context.answers, keys));
+    } else {
+      asked = this.askRound(requests, false);
+    }
+    return asked.then(async (answers) => {
+      const wire = this.current()?.context.issuedKeys.slice(-keys.length) ?? [];
+      const next: KeptRound = { keys, wire, answers };
+      await this.#keep({ ...this.#record, answers: [...(this.#record.answers ?? []).slice(0, round), next] });
+      return answers as InputAnswers<R>;
+    });
+  }
+
+  /** @internal This attempt lost its hold on the task: its signal aborts, a waiting round rejects. */
+  fence(): void {
+    this.abortWith(fencedReason(this.attempt));
+  }
+
+  #keep(record: TaskRunRecord): Promise<void> {
+    const write = () => {
+      this.#record = record;
+      return this.#sink.keepRun(this.#task, this, record);
+    };
+    const done = this.#keeping.then(write, write);
+    this.#keeping = done.catch(() => {});
+    return done;
+  }
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((key) => b.includes(key));
+}
+
+/** The chart waits on a round asked with exactly `keys`. */
+function openRoundIs(snapshot: TaskSnapshotLike, keys: readonly string[]): boolean {
+  // Answers given to part of the round are kept by the chart beside the keys still outstanding.
+  const { inputKeys, answers } = snapshot.context;
+  return snapshot.value === "input_required" && sameKeys([...Object.keys(answers), ...Object.values(inputKeys)], keys);
+}
+
+/**
+ * The chart's last round was asked with `keys`, is answered, and is not one of the kept rounds (whose wire
+ * keys differ): answered after the attempt that asked it was lost.
+ */
+function answeredSince(snapshot: TaskSnapshotLike, keys: readonly string[], rounds: readonly KeptRound[]): boolean {
+  const { answers, issuedKeys } = snapshot.context;
+  if (snapshot.value !== "working" || !keys.length || issuedKeys.length < keys.length || !sameKeys(Object.keys(answers), keys)) return false;
+  const wire = issuedKeys.slice(-keys.length);
+  return !rounds.some((round) => round.wire.some((key) => wire.includes(key)));
+}
