@@ -6,14 +6,30 @@
 import type { InputAnswers, InputRequest } from "../features/mrtr/input-requests.ts";
 import type { McpTaskRunContext } from "../features/task-api.ts";
 import type { ClientCapabilities } from "../protocol/types.ts";
-import type { TaskSnapshotLike } from "../protocol/wire.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
-import type { KeptRound, TaskOrigin, TaskRunRecord } from "./store.ts";
+import type { TaskOrigin, TaskRunRecord } from "./store.ts";
 import { pickAnswers, TaskRun, type RunSink } from "./task-run.ts";
 
 /** Where an attempt keeps its run's record; rejects (after aborting the attempt) when the store refused it as fenced. */
 export interface AttemptSink extends RunSink {
   keepRun(task: LocalTask, run: AttemptRun, record: TaskRunRecord): Promise<void>;
+}
+
+/**
+ * One input round answered, as the run's record keeps it: the keys it asked with, the wire keys the chart
+ * gave them (to tell this round from a later one asked with the same keys), and the answers.
+ */
+interface KeptRound {
+  readonly keys: readonly string[];
+  readonly wire: readonly string[];
+  readonly answers: Record<string, unknown>;
+}
+
+/** The rounds a record keeps, in the order they were asked (`answers.rounds`; the store keeps them opaque). */
+function roundsOf(record: TaskRunRecord): readonly KeptRound[] {
+  const rounds = record.answers?.rounds;
+  return Array.isArray(rounds) ? (rounds as KeptRound[]) : [];
 }
 
 /** The reason an attempt's signal aborts with once it lost its lease: its writes no longer land. */
@@ -58,7 +74,7 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
   override requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>> {
     const keys = Object.keys(requests);
     const round = this.#round++;
-    const rounds = this.#record.answers ?? [];
+    const rounds = roundsOf(this.#record);
     const kept = rounds[round];
     // A round answered on an earlier attempt, asked again with the same keys: its answers, not a new question.
     if (kept && sameKeys(kept.keys, keys)) return Promise.resolve(pickAnswers(kept.answers, keys) as InputAnswers<R>);
@@ -76,7 +92,7 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
     return asked.then(async (answers) => {
       const wire = this.current()?.context.issuedKeys.slice(-keys.length) ?? [];
       const next: KeptRound = { keys, wire, answers };
-      await this.#keep({ ...this.#record, answers: [...(this.#record.answers ?? []).slice(0, round), next] });
+      await this.#keep({ ...this.#record, answers: { rounds: [...roundsOf(this.#record).slice(0, round), next] } });
       return answers as InputAnswers<R>;
     });
   }

@@ -30,6 +30,10 @@ export class LocalTask {
   followers: Set<Follower> | undefined;
   /** With a shared store: how changes reach the actor in order. */
   sync: SharedSync | undefined;
+  /** For a run found by name: the attempt this process holds, which its writes carry. */
+  fence: TaskFence | undefined;
+  /** Told when the store refused this attempt's write as fenced: the attempt lost its hold on the task. */
+  onFenced: (() => void) | undefined;
 
   constructor(
     readonly id: string,

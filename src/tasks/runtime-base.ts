@@ -23,8 +23,6 @@ import type { CreateOutcome, TaskChange, TaskFeed, TaskFence, TaskOrigin, TaskRe
 import { TaskRun } from "./task-run.ts";
 
 export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
-  /** Names this instance as the holder of the attempts it runs (a fence's `lease`). */
-  readonly instance: string;
   protected readonly store: TaskStore;
   protected readonly now: () => number;
   protected readonly local: LocalTasks;
@@ -37,7 +35,6 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
 
   constructor(protected readonly options: TaskRuntimeOptions) {
     this.store = options.store;
-    this.instance = options.store.instance ?? options.newId();
     this.now = options.now;
     this.local = createLocalTasks({ now: options.now, inspect: options.inspect });
     this.listeners = createListeners();
@@ -45,7 +42,8 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
 
   /** Connects the store (once the implementation's own parts exist: the feed may be used at once). */
   protected connect(): void {
-    this.store.connect({ now: this.now, limits: this.options.limits, bound: this.options.bound, feed: this.feed() });
+    const runs = this.options.runs.size > 0;
+    this.store.connect({ now: this.now, limits: this.options.limits, bound: this.options.bound, feed: this.feed(), ...(runs && { runs }) });
   }
 
   /** How the store tells this runtime of changes, expiries and lost messages. */
@@ -105,7 +103,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
   create(owner: string, ctx: RequestContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult> {
     const { options, store } = this;
     // A run found by name keeps its record with the task (its name, version and input), for a later attempt.
-    const record = typeof task.run === "function" ? undefined : runRecordOf(options.runs, task as McpTaskNamedRunOptions, store);
+    const record = typeof task.run === "function" ? undefined : runRecordOf(options.runs, task as McpTaskNamedRunOptions, store, ctx.clientCapabilities);
     const id = options.newId();
     const at = this.now();
     const actor = newTaskActor(options, id, at, task.statusMessage, record && 1);
@@ -167,7 +165,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
 
   /** The fence an attempt's writes carry. */
   protected fenceOf(attempt: number): TaskFence {
-    return { attempt, lease: this.instance };
+    return { attempt };
   }
 
   /**

@@ -3,6 +3,7 @@
 import { type AnyActorRef, createActor } from "xstate";
 import { taskMachine } from "../../machines/task.machine.ts";
 import type { McpTaskNamedRunOptions } from "../features/task-api.ts";
+import type { ClientCapabilities, JsonObject } from "../protocol/types.ts";
 import { internalError, McpJsonRpcError, McpUsageError, taskOwnerFull, taskStoreFull } from "../protocol/errors.ts";
 import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
@@ -59,12 +60,15 @@ export function sleepUnref(ms: number): Promise<void> {
  * The record a task made from a run found by name keeps: the run must be one this instance serves (so
  * some instance can run its later attempts), and its input JSON data (copied: every attempt gets the same).
  */
-export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, store: TaskStore): TaskRunRecord {
+export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, store: TaskStore, caps: ClientCapabilities): TaskRunRecord {
   const run = task.run;
   if (typeof run !== "object" || run === null || typeof run.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function or a run from defineTaskRun()");
   if (runs.get(run.name) !== run) throw new McpUsageError("TASK_RUN_UNSERVED", `mcpTask: the run ${run.name} is not in mcpTasks({ runs }): list it there on every instance that may run it`);
-  if (!store.saveRun) throw new McpUsageError("TASK_RUN_UNKEPT", "mcpTask: this task store keeps no run records (saveRun), so it cannot take a run found by name; give a closure");
-  if (task.input === undefined) return { name: run.name, version: run.version, input: undefined };
+  if (!store.claim || !store.saveRun) throw new McpUsageError("TASK_RUN_UNKEPT", "mcpTask: this task store keeps no run records (saveRun), so it cannot take a run found by name; give a closure");
+  // What asking for input on a later attempt, away from this request, checks the client declared.
+  const client: JsonObject = {};
+  for (const key of ["elicitation", "sampling", "roots"] as const) if (caps[key] !== undefined) client[key] = caps[key];
+  if (task.input === undefined) return { name: run.name, version: run.version, input: undefined, client };
   let json: string | undefined;
   try {
     json = JSON.stringify(task.input);
@@ -72,7 +76,7 @@ export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, stor
     json = undefined;
   }
   if (json === undefined) throw new McpUsageError("TASK_RUN_INPUT", `mcpTask: the input of run ${run.name} must be JSON data`);
-  return { name: run.name, version: run.version, input: JSON.parse(json) };
+  return { name: run.name, version: run.version, input: JSON.parse(json), client };
 }
 
 /** A run's call on a task that already ended. */

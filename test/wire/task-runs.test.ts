@@ -35,8 +35,8 @@ function setup() {
   const ask = defineTaskRun({
     name: "ask",
     async run(task) {
-      const { first } = await task.requestInput({ first: mcpElicit("First?", { type: "object", properties: { value: { type: "string" } } }) });
-      return { content: [], structuredContent: { first: (first as any).content.value } };
+      const { first } = await task.requestInput({ first: mcpElicit({ message: "First?", requestedSchema: { type: "object", properties: { value: { type: "string" } } } }) });
+      return { content: [], structuredContent: { first: first?.content?.value ?? null } };
     },
   });
   const unlisted = defineTaskRun({ name: "unlisted", run: () => "never" });
@@ -78,7 +78,7 @@ describe("a run found by name", () => {
     const working = await get(app, created.taskId);
     expect(working).toMatchObject({ status: "working", _meta: { [ATTEMPT]: 1 } });
     // The checkpoint is kept with the task, in the store.
-    await until(() => expect(store.loadRun!(created.taskId)).toMatchObject({ name: "steps", version: 1, input: { steps: 2 }, checkpoint: { done: 1 } }));
+    await until(() => expect(store.loadRun(created.taskId)).toMatchObject({ outcome: "loaded", record: { name: "steps", version: 1, input: { steps: 2 }, checkpoint: { done: 1 } } }));
 
     gate.resolve();
     await until(async () => expect((await get(app, created.taskId)).status).toBe("completed"));
