@@ -32,7 +32,7 @@ export interface TaskInput {
   ttlMs: number | null;
   pollIntervalMs: number;
   statusMessage?: string;
-  /** For a run found by name: the task starts held by its first attempt. */
+  /** For a run found by name: 1 when the creating instance holds its first attempt, 0 when it is left for a claim. */
   attempt?: number;
 }
 
@@ -277,7 +277,8 @@ export const taskMachine = setup({
     inputKeys: {},
     issuedKeys: [],
     answers: {},
-    ...(input.attempt !== undefined && { attempt: input.attempt, released: false }),
+    // Attempt 0: created for another instance to claim (nobody holds it yet).
+    ...(input.attempt !== undefined && { attempt: input.attempt, released: input.attempt === 0 }),
   }),
   initial: "working",
   states: {

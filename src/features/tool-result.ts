@@ -10,12 +10,18 @@ import type { StandardSchemaV1 } from "../utils/standard-schema.ts";
 import { isThenable } from "../utils/is-thenable.ts";
 
 /**
+ * What a result is checked against: the tool's name (for errors) and its outputSchema, if any. A task's run
+ * found by name on an instance that never created one of its tasks has its run's name and no schema.
+ */
+export type ResultCheck = { readonly def: { readonly name: string }; readonly outputSchema?: CompiledTool["outputSchema"] };
+
+/**
  * A tool's value as its result: normalised, checked against `outputSchema` (-32603 on a mismatch, as
  * for any result the server cannot stand behind) and given a text block when it only has
  * `structuredContent`, as the spec recommends for clients that do not read it. At once, unless the
  * outputSchema validates asynchronously.
  */
-export function toolResultNow(tool: CompiledTool, value: unknown): JsonObject | Promise<JsonObject> {
+export function toolResultNow(tool: ResultCheck, value: unknown): JsonObject | Promise<JsonObject> {
   const name = tool.def.name;
   const result = toToolResult(value);
   if (!result || (result.resultType === "complete" && !hasContentBlocks(result))) {
@@ -49,7 +55,7 @@ function hasContentBlocks(result: JsonObject): boolean {
   return Array.isArray(content) && content.every((c) => typeof c === "object" && c !== null && typeof (c as JsonObject).type === "string");
 }
 
-function outputIssues(tool: CompiledTool, structured: unknown): SchemaIssue[] | undefined | Promise<SchemaIssue[] | undefined> {
+function outputIssues(tool: ResultCheck, structured: unknown): SchemaIssue[] | undefined | Promise<SchemaIssue[] | undefined> {
   const schema = tool.outputSchema;
   if (!schema) return undefined;
   if (!isStandardSchema(schema)) return jsonSchemaCheck(schema)(structured);

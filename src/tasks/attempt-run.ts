@@ -37,6 +37,11 @@ export function fencedReason(attempt: number): Error {
   return new Error(`Attempt ${attempt} was fenced: it lost its lease on the task, and another attempt may hold it now`);
 }
 
+/** The reason an attempt's signal aborts with when a drain hands its task to another instance. */
+export function shutdownReason(attempt: number): Error {
+  return new Error(`Attempt ${attempt} was stopped: this server instance shut down (shutdown), and another instance takes the task`);
+}
+
 export class AttemptRun extends TaskRun implements McpTaskRunContext {
   readonly attempt: number;
   #record: TaskRunRecord;
@@ -53,7 +58,7 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
     this.#record = record;
     this.#task = task;
     this.#sink = sink;
-    task.onFenced = () => this.fence();
+    task.stopped = (why) => this.abortWith(why === "fenced" ? fencedReason(this.attempt) : shutdownReason(this.attempt));
   }
 
   get checkpoint(): unknown {
@@ -95,11 +100,6 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
       await this.#keep({ ...this.#record, answers: { rounds: [...roundsOf(this.#record).slice(0, round), next] } });
       return answers as InputAnswers<R>;
     });
-  }
-
-  /** @internal This attempt lost its hold on the task: its signal aborts, a waiting round rejects. */
-  fence(): void {
-    this.abortWith(fencedReason(this.attempt));
   }
 
   #keep(record: TaskRunRecord): Promise<void> {

@@ -29,6 +29,7 @@ export function untilIdle(task: LocalTask, holdParkedMs = 0): Promise<void> {
     const done = () => {
       clearTimeout(hold);
       followers.delete(follow);
+      task.leaving?.delete(done);
       resolve();
     };
     const follow = (snapshot: TaskSnapshotLike) => {
@@ -39,6 +40,8 @@ export function untilIdle(task: LocalTask, holdParkedMs = 0): Promise<void> {
       hold = setTimeout(done, holdParkedMs);
     };
     followers.add(follow);
+    // A task that stops running here without ending (handed to another instance) no longer needs this request.
+    (task.leaving ??= new Set()).add(done);
     follow(task.snapshot);
   });
 }

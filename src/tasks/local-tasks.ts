@@ -30,15 +30,21 @@ export class LocalTask {
   followers: Set<Follower> | undefined;
   /** With a shared store: how changes reach the actor in order. */
   sync: SharedSync | undefined;
-  /** For a run found by name: the attempt this process holds, which its writes carry. */
+  /** For a run found by name: the attempt this process holds, which its writes carry, and the most it may make. */
   fence: TaskFence | undefined;
-  /** Told when the store refused this attempt's write as fenced: the attempt lost its hold on the task. */
-  onFenced: (() => void) | undefined;
+  maxAttempts = 1;
+  /** Told when the task stops running here without ending (its attempt was fenced, or handed off). */
+  leaving: Set<() => void> | undefined;
+  /** Told why an attempt here stopped without ending the task: fenced (it lost its hold), or handed off by a drain. */
+  stopped: ((why: "fenced" | "shutdown") => void) | undefined;
 
   constructor(
     readonly id: string,
-    /** The owner key the task was created with. */
-    readonly owner: string,
+    /**
+     * The owner key the task was created with; null for a task claimed from the store, whose owner this
+     * instance never saw (a client's change to it is checked by the store's read instead).
+     */
+    readonly owner: string | null,
     readonly expiresAt: number,
     actor: AnyActorRef,
     snapshot: TaskSnapshotLike,

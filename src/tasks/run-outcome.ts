@@ -7,8 +7,7 @@ import { describeThrown } from "../utils/describe.ts";
 import { isThenable } from "../utils/is-thenable.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { McpTaskContext, McpTaskClosureOptions } from "../features/task-api.ts";
-import { toolResultNow } from "../features/tool-result.ts";
-import type { CompiledTool } from "../features/tools.ts";
+import { toolResultNow, type ResultCheck } from "../features/tool-result.ts";
 
 /** What the outcome of a run is told to (the task's run context). */
 export interface RunReport {
@@ -18,7 +17,7 @@ export interface RunReport {
 }
 
 /** A task's result goes through the same path as the synchronous call's, with the tool that created it. */
-export function resultPath(tool: CompiledTool | undefined): (value: unknown) => MaybePromise<JsonObject> {
+export function resultPath(tool: ResultCheck | undefined): (value: unknown) => MaybePromise<JsonObject> {
   if (!tool) return () => { throw new McpJsonRpcError(ErrorCode.InternalError, "A task's result needs the tool that created it"); };
   return (value) => toolResultNow(tool, value);
 }

@@ -4,22 +4,22 @@
 // (`LocalTask.watch`): neither calls into the other.
 import type { TaskEvent } from "../../machines/task.machine.ts";
 import type { RequestContext } from "../features/request-context.ts";
-import type { McpTaskClosureOptions, McpTaskNamedRunOptions, McpTaskOptions } from "../features/task-api.ts";
+import type { McpTaskClosureOptions, McpTaskNamedRunOptions, McpTaskOptions, McpTaskRunDefinition } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
-import type { CreateTaskResult } from "../protocol/types.ts";
+import type { ClientCapabilities, CreateTaskResult } from "../protocol/types.ts";
 import { isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
 import { untilIdle, type KeepAlive } from "./keep-alive.ts";
 import { createListeners, type Listeners } from "./listeners.ts";
-import { drainDeadline, drainTasks, type DrainOptions } from "./drain.ts";
+import { drainDeadline, drainingRefusal, drainTasks, type DrainOptions } from "./drain.ts";
 import type { DrainReport } from "./executor.ts";
 import { createLocalTasks, LocalTask, type LocalTasks } from "./local-tasks.ts";
 import { AttemptRun, fencedReason, type AttemptSink } from "./attempt-run.ts";
 import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
 import { capRefusal, newTaskActor, runRecordOf, storeFailure, taskEnded, tellFollowers } from "./runtime-parts.ts";
 import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats, TaskSubscription } from "./runtime.ts";
-import type { CreateOutcome, TaskChange, TaskFeed, TaskFence, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore } from "./store.ts";
+import type { CreateOutcome, TaskChange, TaskFeed, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore } from "./store.ts";
 import { TaskRun } from "./task-run.ts";
 
 export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
@@ -91,6 +91,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
         now: this.now,
         dispatch: (task, event) => this.dispatch(task, event),
         idle: () => (this.local.size ? new Promise<void>((resolve) => (this.#idle = resolve)) : Promise.resolve()),
+        handOff: (task) => this.handOff(task),
       },
       deadlineMs,
     ));
@@ -103,34 +104,29 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
   create(owner: string, ctx: RequestContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult> {
     const { options, store } = this;
     // A run found by name keeps its record with the task (its name, version and input), for a later attempt.
-    const record = typeof task.run === "function" ? undefined : runRecordOf(options.runs, task as McpTaskNamedRunOptions, store, ctx.clientCapabilities);
+    const named = typeof task.run === "function" ? undefined : (task as McpTaskNamedRunOptions).run;
+    const record = named && runRecordOf(options.runs, task as McpTaskNamedRunOptions, store, ctx.clientCapabilities);
+    // A draining instance starts no run: it leaves a run found by name for another instance to claim.
+    const released = !!record && this.draining;
+    if (released && !this.handsOff) throw drainingRefusal();
     const id = options.newId();
     const at = this.now();
-    const actor = newTaskActor(options, id, at, task.statusMessage, record && 1);
+    const actor = newTaskActor(options, id, at, task.statusMessage, record && (released ? 0 : 1));
     const snapshot = actor.getSnapshot() as TaskSnapshotLike;
     const expiresAt = options.ttlMs === null ? Infinity : at + options.ttlMs;
     const begin = (outcome: CreateOutcome): CreateTaskResult => {
       if (outcome !== "created") throw this.refusal(outcome);
       ctx.becameTask();
+      const handle = toCreateTaskResult(snapshot);
+      if (released) return handle;
       const entry = new LocalTask(id, owner, expiresAt, actor, snapshot);
       this.local.add(entry);
       entry.observer = (next) => this.observe(entry, next);
-      let run: TaskRun;
-      let work: McpTaskClosureOptions["run"];
-      if (record) {
-        entry.fence = this.fenceOf(1);
-        const attempt = new AttemptRun(entry, this, ctx.clientCapabilities, this.now, origin, 1, record);
-        const named = (task as McpTaskNamedRunOptions).run;
-        run = attempt;
-        work = () => named.run(attempt, record.input);
-      } else {
-        run = new TaskRun(entry, this, ctx.clientCapabilities, this.now, origin);
-        work = (task as McpTaskClosureOptions).run;
-      }
+      const run = record ? this.attemptRun(entry, named!, record, 1, ctx.clientCapabilities, origin) : new TaskRun(entry, this, ctx.clientCapabilities, this.now, origin);
+      const work: McpTaskClosureOptions["run"] = record ? () => named!.run(run as AttemptRun, record.input) : (task as McpTaskClosureOptions).run;
       this.started(entry);
       actor.subscribe(entry.observer);
       actor.start();
-      const handle = toCreateTaskResult(snapshot);
       const ran = startTaskRun(run, work, entry, ctx.tool, origin, hooks);
       // A run that ended in this call (and a store that recorded it at once) leaves nothing to keep alive.
       // Otherwise the request's waitUntil gets the work it set going (see `untilIdle`), so a platform that
@@ -144,7 +140,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     // A shared store holds the task before the handle exists, so another instance finds it at once.
     let created: MaybePromise<CreateOutcome>;
     try {
-      created = store.create(record ? { id, owner, expiresAt, snapshot, origin, run: record } : { id, owner, expiresAt, snapshot, origin });
+      created = store.create(record ? { id, owner, expiresAt, snapshot, origin, run: record, ...(released && { released }) } : { id, owner, expiresAt, snapshot, origin });
     } catch (error) {
       throw storeFailure(error);
     }
@@ -163,9 +159,24 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     if (kept === "gone") throw taskEnded();
   }
 
-  /** The fence an attempt's writes carry. */
-  protected fenceOf(attempt: number): TaskFence {
-    return { attempt };
+  /** Attempt `attempt` of a run found by name, on a task that runs here from now on. */
+  protected attemptRun(entry: LocalTask, run: McpTaskRunDefinition, record: TaskRunRecord, attempt: number, caps: ClientCapabilities, origin: TaskOrigin | undefined): AttemptRun {
+    entry.fence = { attempt };
+    entry.maxAttempts = run.maxAttempts;
+    return new AttemptRun(entry, this, caps, this.now, origin, attempt, record);
+  }
+
+  /** Whether a task can be left here for another instance to claim (a shared store that keeps claims). */
+  protected get handsOff(): boolean {
+    return false;
+  }
+
+  /**
+   * Hands a task here off to another instance as a drain ends (drain.ts): false when it cannot be (a closure,
+   * no attempt left, a store no other instance reads), and the drain fails it.
+   */
+  protected handOff(_task: LocalTask): Promise<boolean> {
+    return Promise.resolve(false);
   }
 
   /**
@@ -173,13 +184,25 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
    * one is written any more; its run's signal aborts and the task is no longer run here.
    */
   protected fenced(task: LocalTask): void {
-    if (this.local.get(task.id) !== task) return;
+    if (this.leave(task)) task.stopped?.("fenced");
+  }
+
+  /**
+   * The task stops running here without ending (fenced, or handed off): its actor stops, and whoever waits
+   * on it here (the creating request's waitUntil, a drain) is told. False when it was not running here.
+   */
+  protected leave(task: LocalTask): boolean {
+    if (this.local.get(task.id) !== task) return false;
     this.local.remove(task);
+    if (this.#idle && !this.local.size) this.#idle();
     const actor = task.actor;
     task.actor = undefined;
     task.followers = undefined;
     actor?.stop();
-    task.onFenced?.();
+    const leaving = task.leaving;
+    task.leaving = undefined;
+    if (leaving) for (const told of leaving) told();
+    return true;
   }
 
   get(id: string, owner: string): MaybePromise<TaskRecord | undefined> {

@@ -20,6 +20,17 @@ export function newTaskActor(options: TaskRuntimeOptions, id: string, at: number
   });
 }
 
+/** The actor of a task read from the store (claimed here), at the state it was read in (not started yet). */
+export function actorFromSnapshot(options: TaskRuntimeOptions, id: string, snapshot: TaskSnapshotLike): AnyActorRef {
+  const c = snapshot.context;
+  return createActor(taskMachine, {
+    id,
+    input: { taskId: id, now: c.createdAt, ttlMs: c.ttlMs, pollIntervalMs: c.pollIntervalMs },
+    snapshot: taskMachine.resolveState({ value: snapshot.value, context: snapshot.context }),
+    inspect: options.inspect,
+  });
+}
+
 /** The error a creation the caps refused answers with. */
 export function capRefusal(limits: TaskLimits, outcome: Exclude<CreateOutcome, "created">): McpJsonRpcError {
   return outcome === "full" ? taskStoreFull(limits.max) : taskOwnerFull(limits.maxPerOwner);

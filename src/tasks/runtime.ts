@@ -31,6 +31,11 @@ export interface TaskRuntimeOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** The runs found by name this instance serves (`mcpTasks({ runs })`). */
   runs: ServedRuns;
+  /**
+   * False when something else delivers lost attempts (an executor that redelivers): this instance then
+   * never looks for tasks waiting for a claim on its own. Default true.
+   */
+  claims?: boolean;
 }
 
 /** What the runtime tells about itself, for tests and tooling. */

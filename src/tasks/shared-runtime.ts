@@ -1,27 +1,184 @@
 // The runtime over a store several instances share (Redis): every change is the chart's transition of
 // the stored snapshot, written by compare-and-set (changes.ts) and then told to the actor here; a lease
-// and a catch-up timer (shared-tick.ts) keep this instance's claim and its actors current.
+// and a catch-up timer (shared-tick.ts) keep this instance's claim and its actors current. Tasks of runs
+// found by name pass from one attempt to the next here: a lost or released one is claimed by an instance
+// serving its run (`claimTask`), a drain hands its own off (`handOff`), and an attempt whose writes the
+// store refuses as fenced stops.
 import type { TaskEvent } from "../../machines/task.machine.ts";
+import type { TaskExecution } from "./executor.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import { lostEvent } from "./chart.ts";
-import { createChanges, type Changes, type EventOf } from "./changes.ts";
-import type { LocalTask } from "./local-tasks.ts";
+import { AttemptFenced, createChanges, type Changes, type EventOf } from "./changes.ts";
+import { LocalTask } from "./local-tasks.ts";
+import { resultPath, startRun } from "./run-outcome.ts";
 import { BaseTaskRuntime } from "./runtime-base.ts";
-import { isUnavailable, sleepUnref } from "./runtime-parts.ts";
+import { actorFromSnapshot, isUnavailable, sleepUnref } from "./runtime-parts.ts";
 import type { TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
 import { createSharedTick, type SharedTick } from "./shared-tick.ts";
-import type { TaskRecord } from "./store.ts";
+import type { LiveTaskRecord, TaskFeed, TaskRecord, TaskRunRecord } from "./store.ts";
+import type { McpTaskRunDefinition } from "../features/task-api.ts";
+
+/** How many leases a task of a run found by name waits for a claim before it fails as unserved. */
+export const UNSERVED_LEASES = 3;
+
+// Tasks claimed per look at the store's waiting list (the rest wait for the next look, a third of a lease on).
+const CLAIM_BATCH = 16;
 
 export class SharedTaskRuntime extends BaseTaskRuntime {
   protected readonly changes: Changes;
   protected readonly tick: SharedTick;
+  protected readonly leaseMs: number;
 
   constructor(options: TaskRuntimeOptions) {
     super(options);
     const { store, local, listeners, now } = this;
+    this.leaseMs = store.leaseMs ?? 15_000;
     this.changes = createChanges({ store, local, listeners });
-    this.tick = createSharedTick({ store, local, listeners, changes: this.changes, now });
+    const claims = options.runs.size > 0 && options.claims !== false && !!store.claimable;
+    this.tick = createSharedTick({
+      store,
+      local,
+      listeners,
+      changes: this.changes,
+      now,
+      lapsed: (id, owner, task) => this.lapsed(id, owner, task),
+      fence: (task) => this.fenced(task),
+      ...(claims && { claimWaiting: () => this.claimWaiting() }),
+    });
     this.connect();
+    if (claims) this.tick.wake();
+  }
+
+  protected feed(): TaskFeed {
+    const feed = super.feed();
+    if (this.options.runs.size === 0 || this.options.claims === false) return feed;
+    return {
+      ...feed,
+      // A hand-off elsewhere (or a task created for a claim): claimed at once, not a third of a lease later.
+      released: (id: string, name: string) => {
+        if (this.options.runs.has(name) && !this.draining) void this.claimTask(id).catch(() => {});
+      },
+    };
+  }
+
+  /**
+   * Claims the next attempt of task `id` and runs it here: the previous holder's loss and this claim go to
+   * the chart first (which fails the task once no attempt is left), then the run's record is read (a record
+   * the store refused fails the task, never runs). Resolves once the attempt ended here: finished (its end
+   * stored), fenced (another attempt holds the task now), released (handed off by a drain), or without a
+   * claim (taken, gone, unserved, draining).
+   */
+  async claimTask(id: string): Promise<TaskExecution> {
+    const { store, changes, local } = this;
+    if (this.draining) return { outcome: "draining" };
+    if (!store.claim || !store.readHeld || !store.loadRun) return { outcome: "gone" };
+    if (local.has(id)) return { outcome: "taken", retryInMs: Math.ceil(this.leaseMs / 3) };
+    const read = await store.readHeld(id);
+    if (!read?.snapshot || !read.hold) return { outcome: "gone" };
+    const { name, version } = read.hold;
+    const run = this.options.runs.get(name);
+    if (!run || run.version < version) return { outcome: "unserved", name, version };
+    const claimed = await store.claim(id);
+    if (claimed.outcome !== "claimed") return claimed;
+    const attempt = claimed.attempt;
+    const fence = { attempt };
+    const { maxAttempts } = run;
+    const lost = (reason: "lost" | "refused", retryable: boolean): EventOf => () => ({ type: "attempt.lost", reason, retryable, maxAttempts, at: this.now() });
+    let task: TaskRecord | undefined = read;
+    try {
+      // The previous attempt did not hand the task off: its instance was lost.
+      if (read.snapshot.context.released !== true) task = await changes.apply(id, null, lost("lost", maxAttempts > 1), read, fence);
+      // A claim whose attempt never reached the chart (its instance was lost at once) still counts.
+      if (task?.snapshot && attempt > maxAttempts) task = await changes.apply(id, null, lost("lost", false), task, fence);
+      if (task?.snapshot) task = await changes.apply(id, null, () => ({ type: "attempt.claimed", attempt, at: this.now() }), task, fence);
+    } catch (error) {
+      if (error instanceof AttemptFenced) return { outcome: "fenced", attempt };
+      throw error;
+    }
+    if (!task) return { outcome: "gone" };
+    if (!task.snapshot) return { outcome: "finished", status: task.status, attempt };
+    const loaded = await store.loadRun(id);
+    if (loaded.outcome === "gone") return { outcome: "gone" };
+    if (loaded.outcome === "refused") {
+      const failed = await changes.apply(id, null, lost("refused", false), task, fence).catch(() => undefined);
+      return failed?.json !== undefined ? { outcome: "finished", status: failed.status, attempt } : { outcome: "fenced", attempt };
+    }
+    return this.runHere(id, task, loaded.record, run, attempt);
+  }
+
+  /** Runs a claimed attempt here; resolves once it ended here (see `claimTask`). */
+  protected runHere(id: string, task: LiveTaskRecord, record: TaskRunRecord, run: McpTaskRunDefinition, attempt: number): Promise<TaskExecution> {
+    const actor = actorFromSnapshot(this.options, id, task.snapshot);
+    const entry = new LocalTask(id, null, task.expiresAt, actor, task.snapshot);
+    entry.applied = task.version;
+    this.local.add(entry);
+    entry.observer = (next) => this.observe(entry, next);
+    const attemptRun = this.attemptRun(entry, run, record, attempt, record.client ?? {}, task.origin);
+    const ended = new Promise<TaskExecution>((resolve) => {
+      (entry.followers ??= new Set()).add((snapshot) => {
+        if (snapshot.value === "completed" || snapshot.value === "failed" || snapshot.value === "cancelled") resolve({ outcome: "finished", status: snapshot.value, attempt });
+      });
+      (entry.leaving ??= new Set()).add(() => resolve(this.draining ? { outcome: "released", attempt } : { outcome: "fenced", attempt }));
+    });
+    this.started(entry);
+    actor.subscribe(entry.observer);
+    actor.start();
+    // Away from the request that created the task, the result is checked as a result, without the tool's outputSchema.
+    startRun(attemptRun, () => run.run(attemptRun, record.input), resultPath({ def: { name: run.name } }));
+    return ended;
+  }
+
+  /** Claims tasks waiting for an attempt of a run this instance serves (the tick's look, every third of a lease). */
+  protected async claimWaiting(): Promise<void> {
+    if (this.draining) return;
+    const runs = this.options.runs;
+    const waiting = await this.store.claimable!([...runs.keys()], CLAIM_BATCH);
+    for (const task of waiting) {
+      const run = runs.get(task.name);
+      if (run && run.version >= task.version && !this.local.has(task.id)) void this.claimTask(task.id).catch(() => {});
+    }
+  }
+
+  /**
+   * A task whose holder's lease lapsed, or that waits for a claim, as read: claimed here when this instance
+   * serves its run, failed as unserved once it waited `UNSERVED_LEASES` leases, else left waiting. A
+   * closure's task fails (its run cannot go on elsewhere).
+   */
+  protected lapsed(id: string, owner: string, task: LiveTaskRecord): Promise<TaskRecord | undefined> {
+    const at = this.now();
+    const hold = task.hold;
+    if (!hold) return this.changes.apply(id, owner, () => lostEvent(at), task);
+    if (at - (hold.waitingSince ?? at) >= UNSERVED_LEASES * this.leaseMs) {
+      return this.changes.apply(id, owner, () => ({ type: "attempt.lost", reason: "unserved", retryable: false, maxAttempts: 1, at }), task);
+    }
+    const run = this.options.runs.get(hold.name);
+    if (run && run.version >= hold.version && this.options.claims !== false) void this.claimTask(id).catch(() => {});
+    return Promise.resolve(task);
+  }
+
+  protected get handsOff(): boolean {
+    return !!this.store.claim && !!this.store.release;
+  }
+
+  /**
+   * A drain's hand-off: the chart releases the task (an attempt is left), the store lets another instance
+   * claim it at once, and the run here stops with the `shutdown` reason.
+   */
+  protected async handOff(task: LocalTask): Promise<boolean> {
+    const fence = task.fence;
+    if (!fence || !this.store.release || fence.attempt >= task.maxAttempts) return false;
+    const { maxAttempts } = task;
+    try {
+      const released = await this.local.serialize(task, async () => {
+        await this.changes.apply(task.id, task.owner, () => ({ type: "attempt.lost", reason: "shutdown", retryable: true, maxAttempts, at: this.now() }), undefined, fence);
+        return this.store.release!(task.id, fence);
+      });
+      if (released !== "written") return false;
+    } catch {
+      return false;
+    }
+    if (this.leave(task)) task.stopped?.("shutdown");
+    return true;
   }
 
   dispatch(task: LocalTask, event: TaskEvent): Promise<void> {
@@ -62,10 +219,13 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     for (;;) {
       try {
         // The actor here holds what the store holds, unless another instance's change is on its way.
-        if ((await changes.applyLocal(task.id, () => event, undefined, now())) !== "refused") return;
-        await changes.apply(task.id, task.owner, () => event);
+        const local = await changes.applyLocal(task.id, () => event, undefined, now(), task.fence);
+        if (local === "fenced") return this.fenced(task);
+        if (local !== "refused") return;
+        await changes.apply(task.id, task.owner, () => event, undefined, task.fence);
         return;
       } catch (error) {
+        if (error instanceof AttemptFenced) return this.fenced(task);
         if (!local.has(task.id) || !isUnavailable(error)) return;
         await sleepUnref(Math.min(500, (this.store.leaseMs ?? 2000) / 4));
       }
@@ -78,18 +238,19 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     const at = this.now();
     if (task.json !== undefined) return task.expiresAt <= at ? undefined : task;
     if (task.expiresAt <= at) return this.changes.apply(id, owner, () => ({ type: "task.expire", at }), task).then(() => undefined);
-    return task.workerAlive ? task : this.changes.apply(id, owner, () => lostEvent(at), task);
+    return task.workerAlive && !task.hold?.released ? task : this.lapsed(id, owner, task);
   }
 
   /** A client's change: queued behind the run's own writes when the task runs here, else read and applied. */
   async send(id: string, owner: string, eventOf: EventOf): Promise<LocalTask | boolean> {
     const here = this.local.get(id);
     if (here) {
-      if (owner !== here.owner) return false;
+      // A task claimed here has no owner known here: the store's read checks the caller's.
+      if (here.owner !== null && owner !== here.owner) return false;
       // Tried from the actor's snapshot first. A change that would change nothing there is read again: the
       // actor may not have heard of a change made elsewhere yet.
       const found = await this.local.serialize(here, async () =>
-        (await this.changes.applyLocal(id, eventOf, owner, this.now())) === "written" ? true : this.applyRead(id, owner, eventOf),
+        here.owner !== null && (await this.changes.applyLocal(id, eventOf, owner, this.now())) === "written" ? true : this.applyRead(id, owner, eventOf),
       );
       return found && here;
     }

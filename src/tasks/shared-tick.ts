@@ -1,14 +1,29 @@
 // With a shared store, what one instance keeps doing while it runs or listens to tasks, every third of a
 // lease: renewing its lease (so no other instance takes its tasks for lost), and catching up with
-// changes the feed did not bring (a lost message), for the actors here and the listen streams here.
+// changes the feed did not bring (a lost message), for the actors here and the listen streams here. An
+// instance serving runs found by name also looks for tasks waiting for a claim, on every tick.
 import { lostEvent } from "./chart.ts";
 import { snapshotFromKeptJson } from "./kept-json.ts";
-import type { Changes } from "./changes.ts";
+import { readAs, type Changes } from "./changes.ts";
 import type { Listeners } from "./listeners.ts";
-import type { LocalTasks } from "./local-tasks.ts";
-import type { TaskStore } from "./store.ts";
+import type { LocalTask, LocalTasks } from "./local-tasks.ts";
+import type { LiveTaskRecord, TaskRecord, TaskStore } from "./store.ts";
 
-export function createSharedTick(parts: { store: TaskStore; local: LocalTasks; listeners: Listeners; changes: Changes; now: () => number }) {
+export interface SharedTickParts {
+  store: TaskStore;
+  local: LocalTasks;
+  listeners: Listeners;
+  changes: Changes;
+  now: () => number;
+  /** A task whose holder's lease lapsed, as read: failed, claimed, or left waiting (the runtime's judgement). */
+  lapsed(id: string, owner: string, task: LiveTaskRecord): Promise<TaskRecord | undefined>;
+  /** This instance lost its lease: an attempt of a run found by name here stops (another instance claims it). */
+  fence(task: LocalTask): void;
+  /** Claims tasks waiting for an attempt this instance serves; absent when it serves none (or an executor claims). */
+  claimWaiting?: () => Promise<void>;
+}
+
+export function createSharedTick(parts: SharedTickParts) {
   const { store, local, listeners, changes, now } = parts;
   const leaseMs = store.leaseMs ?? 15_000;
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -23,11 +38,23 @@ export function createSharedTick(parts: { store: TaskStore; local: LocalTasks; l
       if (!store.renew || (await store.renew())) leasedAt = started;
       else await leaseLost();
     } catch {
-      if (Date.now() - leasedAt > leaseMs) local.endAll(lost);
+      if (Date.now() - leasedAt > leaseMs) {
+        fenceAttempts();
+        local.endAll(lost);
+      }
+    }
+  };
+  // An attempt of a run found by name is not failed: its writes are refused from now on, and another
+  // instance (or this one, with its lease back) claims the next attempt.
+  const fenceAttempts = () => {
+    for (const id of local.ids()) {
+      const task = local.get(id);
+      if (task?.fence) parts.fence(task);
     }
   };
   // Another instance may already have failed these tasks; whoever did, the chart keeps the first ending.
   const leaseLost = async () => {
+    fenceAttempts();
     await Promise.all(
       local.ids().map((id) => {
         const task = local.get(id);
@@ -47,7 +74,7 @@ export function createSharedTick(parts: { store: TaskStore; local: LocalTasks; l
         const stored = versions?.[i];
         const task = local.get(id);
         if (!task || (versions && (stored === undefined || !local.behind(id, stored)))) return;
-        const record = await store.read(id, task.owner);
+        const record = await readAs(store, id, task.owner);
         if (!record) return;
         // A finished task's version is the last: whatever the actor reached, it ends.
         if (record.json !== undefined) local.resync(id, snapshotFromKeptJson(record.json), stored ?? Number.MAX_SAFE_INTEGER);
@@ -62,7 +89,7 @@ export function createSharedTick(parts: { store: TaskStore; local: LocalTasks; l
       listeners.entries().map(async ({ id, owner }) => {
         try {
           let task = await store.read(id, owner, true);
-          if (task?.snapshot && !task.workerAlive) task = await changes.apply(id, owner, lost, task);
+          if (task?.snapshot && !task.workerAlive) task = await parts.lapsed(id, owner, task);
           if (!task) listeners.gone(id, now());
           else if (task.json !== undefined) listeners.finished(id, snapshotFromKeptJson(task.json));
           else listeners.changed(id, task.version, task.snapshot);
@@ -77,10 +104,10 @@ export function createSharedTick(parts: { store: TaskStore; local: LocalTasks; l
     ticking = true;
     try {
       if (local.size) await renew();
-      await Promise.all([catchUpLocal().catch(() => {}), catchUpListeners()]);
+      await Promise.all([catchUpLocal().catch(() => {}), catchUpListeners(), parts.claimWaiting?.().catch(() => {})]);
     } finally {
       ticking = false;
-      if (!local.size && !listeners.taskCount && timer) {
+      if (!local.size && !listeners.taskCount && !parts.claimWaiting && timer) {
         clearInterval(timer);
         timer = undefined;
       }
