@@ -193,12 +193,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
    */
   protected leave(task: LocalTask): boolean {
     if (this.local.get(task.id) !== task) return false;
-    this.local.remove(task);
-    if (this.#idle && !this.local.size) this.#idle();
-    const actor = task.actor;
-    task.actor = undefined;
-    task.followers = undefined;
-    actor?.stop();
+    this.endHere(task);
     const leaving = task.leaving;
     task.leaving = undefined;
     if (leaving) for (const told of leaving) told();
@@ -245,14 +240,17 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     const final = isTerminalStatus(snapshot.value);
     this.recorded(task, snapshot, statusChanged, final);
     if (statusChanged) tellFollowers(task, snapshot);
-    if (final) {
-      this.local.remove(task);
-      if (this.#idle && !this.local.size) this.#idle();
-      const actor = task.actor;
-      task.actor = undefined;
-      task.followers = undefined;
-      actor?.stop();
-    }
+    if (final) this.endHere(task);
     task.watch?.(snapshot);
+  }
+
+  /** The task no longer runs here: its actor stops, and a drain waiting for the runs here hears of it. */
+  private endHere(task: LocalTask): void {
+    this.local.remove(task);
+    if (this.#idle && !this.local.size) this.#idle();
+    const actor = task.actor;
+    task.actor = undefined;
+    task.followers = undefined;
+    actor?.stop();
   }
 }
