@@ -2,6 +2,7 @@
 // fails because of the client (it hung up, or it is too slow) is the client's doing: the error says so, and
 // never reaches `onError`.
 import { McpJsonRpcError, ErrorCode } from "../protocol/errors.ts";
+import type { BodyDeadlines } from "./body-deadline.ts";
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 
@@ -12,19 +13,19 @@ export type ClientBodyFailure = "gone" | "body_timeout";
 
 /**
  * Reads the request body as text, refusing more than `limit` bytes with a 413 before buffering
- * them, and a body not whole within `timeoutMs` with a 408: a declared Content-Length is checked first,
+ * them, and a body not whole by its deadline with a 408: a declared Content-Length is checked first,
  * and a streamed body is counted as it arrives.
  */
-export function readBodyText(request: Request, limit: number, timeoutMs: number): Promise<string> {
+export function readBodyText(request: Request, limit: number, deadlines: BodyDeadlines | undefined): Promise<string> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) return Promise.reject(tooLarge(limit));
   // `text()` first when the length is declared: on Node, srvx then reads the socket directly, while
   // touching `request.body` would build a web stream over it for every request.
-  if (declared !== null) return withDeadline(request, request.text(), timeoutMs, undefined).then((text) => checkedText(text, limit));
+  if (declared !== null) return bounded(request, request.text(), limit, deadlines, undefined);
   const body = request.body;
   if (!body) return Promise.resolve("");
   const reader = body.getReader();
-  return withDeadline(request, readStream(reader, limit), timeoutMs, reader);
+  return bounded(request, readStream(reader, limit), limit, deadlines, reader);
 }
 
 /** `bodyTimeoutMs` as given, checked at mount; the default when not given. */
@@ -68,24 +69,33 @@ async function readStream(reader: ReadableStreamDefaultReader<Uint8Array>, limit
 }
 
 /**
- * `read`, unless the body is not whole within `ms`: then a 408 (the stream cancelled when there is one;
- * Node's socket is closed after the answer, which says `Connection: close`). One timer per body, cleared
- * when it arrives: no promise is made beyond the one returned.
+ * The body `read` gives, checked for size, unless it is not whole by its deadline: then a 408 (the stream
+ * cancelled when there is one; Node closes the socket after the answer, which says `Connection: close`).
+ * One promise beyond the read's.
  */
-function withDeadline<T>(request: Request, read: Promise<T>, ms: number, reader: ReadableStreamDefaultReader<Uint8Array> | undefined): Promise<T> {
-  if (ms === Infinity) return read.catch((error: unknown) => Promise.reject(failureOf(error, request)));
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
+function bounded(
+  request: Request,
+  read: Promise<string>,
+  limit: number,
+  deadlines: BodyDeadlines | undefined,
+  reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
+): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const deadline = deadlines?.watch(() => {
       reader?.cancel().catch(() => {});
-      reject(bodyTimeout(ms));
-    }, ms);
+      reject(bodyTimeout(deadlines.ms));
+    });
     read.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
+      (text) => {
+        deadline?.done();
+        try {
+          resolve(checkedText(text, limit));
+        } catch (error) {
+          reject(error);
+        }
       },
       (error: unknown) => {
-        clearTimeout(timer);
+        deadline?.done();
         reject(failureOf(error, request));
       },
     );

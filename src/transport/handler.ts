@@ -1,5 +1,6 @@
 import { defineHandler, type EventHandlerWithFetch, type H3Event } from "h3";
 import { bodyDeadline, clientBodyFailure, DEFAULT_MAX_BODY, readBodyText } from "./body.ts";
+import { createBodyDeadlines } from "./body-deadline.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import { createHub, type ListKind } from "../features/change-hub.ts";
 import { handleLegacy, handleLegacyStream } from "./legacy.ts";
@@ -147,6 +148,7 @@ export function defineMcpHandler(
   const checkOrigin = createOriginCheck(config);
   const maxBody = config.maxBodySize ?? DEFAULT_MAX_BODY;
   const bodyTimeoutMs = bodyDeadline(config.bodyTimeoutMs);
+  const deadlines = bodyTimeoutMs === Infinity ? undefined : createBodyDeadlines(bodyTimeoutMs);
   const { clientError, authRefused } = mount.hooks;
 
   const handler = defineHandler(async (event) => {
@@ -176,7 +178,7 @@ export function defineMcpHandler(
           { allow: "POST" },
         );
       }
-      const msg = parseMessage(await readBodyText(event.req, maxBody, bodyTimeoutMs));
+      const msg = parseMessage(await readBodyText(event.req, maxBody, deadlines));
       if ("response" in msg) return acceptResponse(event, mount, msg.response, auth);
       id = msg.id;
       if (!mount.legacy && msg.method === "initialize") {
