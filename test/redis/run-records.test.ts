@@ -3,8 +3,10 @@
 // task or sealed under another secret is refused, never run; runs need `secret`; a lease taken afresh
 // never revives an old hold; and everything of a task with a run goes with it at its TTL.
 import { randomUUID } from "node:crypto";
+import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redisTaskStore, type RedisTaskStore, type RedisTaskStoreOptions } from "../../src/tasks/redis/index.ts";
+import type { TaskEvent } from "../../machines/task.machine.ts";
 import type { TaskRunRecord } from "../../src/tasks/store.ts";
 import { freshId, snapshot, standIn } from "../../src/tasks/testing/stand-in.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
@@ -98,6 +100,52 @@ describe("run records in Redis", () => {
     const at = Date.now();
     await expect(closures.create({ id, owner: "", expiresAt: at + 60_000, snapshot: snapshot(id, "working", at), run: record })).rejects.toThrow(/`secret`/);
     expect(await redis.cli("EXISTS", `${closures.keyPrefix}task:${id}`)).toBe("0");
+  });
+});
+
+describe("the snapshot and the changes of a task with a run", () => {
+  it("are sealed in Redis and on the change channel, and read back whole by every instance", async () => {
+    const prefix = `runs-${randomUUID().slice(0, 8)}`;
+    const [a, b] = instances(2, { prefix });
+    const listener = standIn({ max: 10 }, true);
+    const c = redisTaskStore({ url: redis.url, secret: "first-secret", prefix, leaseMs: 1000 });
+    opened.push(c);
+    c.connect(listener.runtime);
+    const raw: string[] = [];
+    const sub = createClient({ url: redis.url });
+    await sub.connect();
+    await sub.subscribe(`{${prefix}}:changes`, (message) => void raw.push(message));
+    try {
+      const id = freshId();
+      const at = Date.now();
+      const first = snapshot(id, "working", at, at, { attempt: 1 });
+      await a!.create({ id, owner: "", expiresAt: at + 60_000, snapshot: first, run: record });
+      const answered = snapshot(id, "working", at, at + 1, { attempt: 1, answers: { first: { action: "accept", content: { value: "my-private-answer" } } } });
+      const event: TaskEvent = { type: "input.answer", responses: { first: { action: "accept", content: { value: "my-private-answer" } } }, at: at + 1 };
+      await until(async () => {
+        expect(await c.read(id, "", true)).toBeDefined();
+        const version = ((await b!.read(id, "")) as { version: number }).version;
+        await expect(b!.write(id, { version: version + 1, snapshot: { ...answered }, statusChanged: true, event })).resolves.toBe("written");
+        expect(listener.heard.some((h) => h.id === id)).toBe(true);
+      });
+      const heard = listener.heard.find((h) => h.id === id)!;
+      expect(heard.event).toEqual(event);
+      expect(heard.snapshot).toEqual(JSON.parse(JSON.stringify(answered)));
+      expect(raw.length).toBeGreaterThan(0);
+      for (const message of raw) expect(message).not.toContain("my-private-answer");
+      const stored = await redis.cli("HGET", `${a!.keyPrefix}task:${id}`, "s");
+      expect(stored.startsWith("1.")).toBe(true);
+      expect(stored).not.toContain("my-private-answer");
+      expect(((await a!.read(id, "")) as { snapshot: unknown }).snapshot).toEqual(JSON.parse(JSON.stringify(answered)));
+
+      // A sealed snapshot changed in Redis is refused with a clear error, never read.
+      const bytes = Buffer.from(stored.slice(2), "base64");
+      bytes[bytes.length - 20]! ^= 1;
+      await redis.cli("HSET", `${a!.keyPrefix}task:${id}`, "s", `1.${bytes.toString("base64")}`);
+      await expect(a!.read(id, "")).rejects.toThrow(/cannot be read by this server: its snapshot failed authentication/);
+    } finally {
+      await sub.quit();
+    }
   });
 });
 

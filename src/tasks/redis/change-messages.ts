@@ -15,11 +15,20 @@ interface ChangeMessage {
   e?: TaskEvent;
   t: TaskSnapshotLike["value"];
   s?: TaskSnapshotLike;
+  /** For a task with a run: `e` and `s` as one sealed JSON object (see run-records.ts). */
+  x?: string;
 }
 
-/** The message of a write; with the snapshot when the status changed, reusing its encoding when there is one. */
-export function changeMessage(id: string, change: TaskWrite, encoded: string): string {
+/**
+ * The message of a write; with the snapshot when the status changed, reusing its encoding when there is
+ * one. With `seal` (a task with a run) the event and the snapshot travel sealed.
+ */
+export function changeMessage(id: string, change: TaskWrite, encoded: string, seal?: (text: string) => string): string {
   const message: ChangeMessage = { i: id, v: change.version, t: change.snapshot.value };
+  if (seal && (change.event || change.statusChanged)) {
+    message.x = seal(JSON.stringify({ e: change.event, s: change.statusChanged ? change.snapshot : undefined }));
+    return JSON.stringify(message);
+  }
   if (change.event) message.e = change.event;
   if (!change.statusChanged) return JSON.stringify(message);
   if (!encoded) return JSON.stringify({ ...message, s: change.snapshot });
@@ -46,7 +55,7 @@ export function readReleased(raw: string): { id: string; name: string } | undefi
 const MESSAGE_HEAD = /^\{"i":"([^"\\]+)","v":(\d+),/;
 
 /** A message from the channel, as the feed's change; undefined for one nobody here needs, or garbage. */
-export function readChange(raw: string, feed: TaskFeed): TaskChange | undefined {
+export function readChange(raw: string, feed: TaskFeed, open?: (id: string, sealed: string) => string | undefined): TaskChange | undefined {
   // Most messages concern no task listened to or run here, or are this instance's own change, already
   // applied: those are let go unparsed.
   const head = MESSAGE_HEAD.exec(raw);
@@ -58,5 +67,12 @@ export function readChange(raw: string, feed: TaskFeed): TaskChange | undefined 
     return undefined;
   }
   if (typeof message?.i !== "string" || typeof message.v !== "number") return undefined;
+  if (typeof message.x === "string") {
+    // Sealed: opened here, or let go (the runtime's catch-up reads the task instead).
+    const opened = open?.(message.i, message.x);
+    if (opened === undefined) return undefined;
+    const { e, s } = JSON.parse(opened) as Pick<ChangeMessage, "e" | "s">;
+    return { id: message.i, version: message.v, status: message.t, event: e, snapshot: s };
+  }
   return { id: message.i, version: message.v, status: message.t, event: message.e, snapshot: message.s };
 }

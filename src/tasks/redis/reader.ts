@@ -35,7 +35,7 @@ function holdOf([, , , , , , name, version, attempt, released, since]: LiveReply
   return since ? { ...hold, waitingSince: Number(since) } : hold;
 }
 
-export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs: number }) {
+export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs: number; openSnapshot: (id: string, stored: string) => string }) {
   const { conn, keys } = parts;
   const finished = new FinishedTasks(FINISHED_TASKS);
 
@@ -54,7 +54,7 @@ export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs
     const task = {
       owner,
       version: Number(version),
-      snapshot: decodeSnapshot(id, chart, snapshot),
+      snapshot: decodeSnapshot(id, chart, parts.openSnapshot(id, snapshot)),
       alive: Number(alive) === 1,
       origin: origin ? (JSON.parse(origin) as TaskOrigin) : undefined,
     };

@@ -26,10 +26,11 @@ import { storeKeys } from "./keys.ts";
 import { ownerHash, secretRequired } from "./owner-hash.ts";
 import { createReader, type ReadTask } from "./reader.ts";
 import { createRunHolds } from "./run-holds.ts";
-import { runSeal, runsNeedSecret } from "./run-records.ts";
+import { isSealed, runSeal, runsNeedSecret } from "./run-records.ts";
+import { createSealedParts } from "./sealed-parts.ts";
 import { RENEW } from "./run-scripts.ts";
 import { APPLY, CREATE, CREATED, ID_TAKEN, OWNER_FULL, VERSIONS } from "./scripts.ts";
-import { CHART_VERSION, encodeSnapshot, expiryOfSnapshot } from "./snapshot-codec.ts";
+import { CHART_VERSION, expiryOfSnapshot } from "./snapshot-codec.ts";
 
 export interface RedisTaskStoreOptions {
   /** `redis://…` of the server; ignored when `client` is given. */
@@ -102,8 +103,10 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
   const leaseKey = keys.lease(workerId);
   const conn = openConnection({ url: options.url, client: options.client, timeoutMs });
   const hub = createHubBridge(conn, keys.hub, workerId);
-  const reader = createReader({ conn, keys, leaseMs });
-  const runs = createRunHolds({ conn, keys, seal: runSeal(secret), workerId, leaseMs });
+  const seal = runSeal(secret);
+  const sealed = createSealedParts(keys, seal);
+  const reader = createReader({ conn, keys, leaseMs, openSnapshot: sealed.openSnapshot });
+  const runs = createRunHolds({ conn, keys, seal, workerId, leaseMs });
   let runtime: StoreRuntime | undefined;
   const connected = () => runtime ?? notConnected();
 
@@ -124,7 +127,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
           if (channel === keys.hub) return hub.onMessage(message);
           const released = readReleased(message);
           if (released) return next.feed.released?.(released.id, released.name);
-          const change = readChange(message, next.feed);
+          const change = readChange(message, next.feed, sealed.openChange);
           if (change) next.feed.changed(change);
         },
         // After a reconnect, whatever was published meanwhile is caught up with at once.
@@ -145,7 +148,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
           limits.max,
           owner,
           CHART_VERSION,
-          encodeSnapshot(task.snapshot),
+          sealed.snapshot(task.id, task.snapshot, task.run !== undefined),
           workerId,
           task.id,
           leaseMs,
@@ -169,13 +172,14 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
     },
     async write(id, change: TaskWrite): Promise<WriteOutcome> {
       const final = change.json !== undefined;
-      const snapshot = final ? "" : encodeSnapshot(change.snapshot);
+      const hasRun = change.snapshot.context.attempt !== undefined;
+      const snapshot = final ? "" : sealed.snapshot(id, change.snapshot, hasRun);
       const args = [
         change.version - 1,
         snapshot,
         final ? reader.storedFinal(id, change.json!) : "",
         keys.changes,
-        changeMessage(id, change, snapshot),
+        changeMessage(id, change, isSealed(snapshot) ? "" : snapshot, sealed.changeSealer(id, hasRun)),
         // Made where the task runs: no other instance needs it unless a listen stream waits on it.
         change.event ? "" : keys.listen(id),
         change.fence ? change.fence.attempt : "",

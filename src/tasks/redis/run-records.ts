@@ -2,6 +2,8 @@
 // bound to its task (the task's key is the additional data, so a record moved to another task fails), so
 // Redis never holds a run's input or a user's answers in the clear, and a record changed there is
 // refused rather than run. The form is "1." + base64 of the 12-byte nonce, the ciphertext and the tag.
+// A task with a run has its live snapshot and its change messages sealed the same way (they hold the
+// questions asked and, for a moment, the answers), each bound to the task and to what it is.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import type { TaskRunRecord } from "../store.ts";
 
@@ -21,33 +23,47 @@ export interface RunSeal {
   seal(taskKey: string, record: TaskRunRecord): string;
   /** The record, or why it was refused (never its content). */
   open(taskKey: string, sealed: string): { record: TaskRunRecord } | { refused: string };
+  /** Any text of a task with a run (its snapshot, its change messages), bound to `binding`. */
+  sealText(binding: string, text: string): string;
+  /** The text, or why it was refused. */
+  openText(binding: string, sealed: string): { text: string } | { refused: string };
 }
+
+/** Whether a stored text is sealed (JSON never starts so). */
+export const isSealed = (stored: string) => stored.startsWith(FORM);
 
 /** Seals and opens run records under `secret`; undefined without one (then runs are refused). */
 export function runSeal(secret: string | undefined): RunSeal | undefined {
   if (!secret) return undefined;
   const key = Buffer.from(hkdfSync("sha256", secret, "", "h3-mcp run record", 32));
+  const sealText = (binding: string, text: string) => {
+    const nonce = randomBytes(NONCE_BYTES);
+    const cipher = createCipheriv("aes-256-gcm", key, nonce);
+    cipher.setAAD(Buffer.from(binding));
+    const body = Buffer.concat([cipher.update(text, "utf8"), cipher.final()]);
+    return FORM + Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64");
+  };
+  const openText = (binding: string, sealed: string): { text: string } | { refused: string } => {
+    if (!isSealed(sealed)) return { refused: "its record is not in a form this server reads" };
+    const bytes = Buffer.from(sealed.slice(FORM.length), "base64");
+    if (bytes.length < NONCE_BYTES + TAG_BYTES) return { refused: "its record is cut short" };
+    try {
+      const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, NONCE_BYTES));
+      decipher.setAAD(Buffer.from(binding));
+      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+      const plain = Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
+      return { text: plain.toString("utf8") };
+    } catch {
+      return { refused: "its record failed authentication (changed in the store, or sealed under another secret)" };
+    }
+  };
   return {
-    seal(taskKey, record) {
-      const nonce = randomBytes(NONCE_BYTES);
-      const cipher = createCipheriv("aes-256-gcm", key, nonce);
-      cipher.setAAD(Buffer.from(taskKey));
-      const body = Buffer.concat([cipher.update(JSON.stringify(record), "utf8"), cipher.final()]);
-      return FORM + Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64");
-    },
+    seal: (taskKey, record) => sealText(taskKey, JSON.stringify(record)),
     open(taskKey, sealed) {
-      if (!sealed.startsWith(FORM)) return { refused: "its record is not in a form this server reads" };
-      const bytes = Buffer.from(sealed.slice(FORM.length), "base64");
-      if (bytes.length < NONCE_BYTES + TAG_BYTES) return { refused: "its record is cut short" };
-      try {
-        const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, NONCE_BYTES));
-        decipher.setAAD(Buffer.from(taskKey));
-        decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-        const plain = Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
-        return { record: JSON.parse(plain.toString("utf8")) as TaskRunRecord };
-      } catch {
-        return { refused: "its record failed authentication (changed in the store, or sealed under another secret)" };
-      }
+      const opened = openText(taskKey, sealed);
+      return "text" in opened ? { record: JSON.parse(opened.text) as TaskRunRecord } : opened;
     },
+    sealText,
+    openText,
   };
 }
