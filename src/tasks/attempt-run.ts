@@ -103,6 +103,9 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
   }
 
   #keep(record: TaskRunRecord): Promise<void> {
+    // An attempt that stopped writes nothing more, and says why.
+    const stopped = this.stoppedReason;
+    if (stopped) return Promise.reject(stopped);
     const write = () => {
       this.#record = record;
       return this.#sink.keepRun(this.#task, this, record);

@@ -136,6 +136,11 @@ export class TaskRun implements McpTaskContext, RunReport {
     return this.#asking;
   }
 
+  /** Why this run stopped without the task ending (fenced, handed off), once it did. */
+  protected get stoppedReason(): Error | undefined {
+    return this.#endReason;
+  }
+
   /** Ends this run's hold on the task: its signal aborts with `reason` (its later writes are refused by the store). */
   protected abortWith(reason: Error): void {
     if (this.#ended) return;
