@@ -171,15 +171,26 @@ describe("what Redis holds", () => {
     }
   });
 
-  it("refuses, clearly, a snapshot written by another chart version, and keeps serving the rest", async () => {
+  it("reads a snapshot another chart version wrote when it fits this chart, so a deploy strands no task working", async () => {
+    const { instances: [a, b] } = start(2);
+    const older = await client(a).create("controlled");
+    await clusters.redis.cli("HSET", `${a.store.keyPrefix}task:${older.taskId}`, "cv", "previous-chart");
+    expect((await client(b).get(older.taskId)).body.result.status).toBe("working");
+    await client(b).cancel(older.taskId);
+    expect((await client(a).get(older.taskId)).body.result.status).toBe("cancelled");
+  });
+
+  it("refuses, clearly, a snapshot of another chart version that does not fit this chart, and keeps serving the rest", async () => {
     const { instances: [a, b] } = start(2);
     const odd = await client(a).create("controlled");
     const fine = await client(a).create("controlled");
-    await clusters.redis.cli("HSET", `${a.store.keyPrefix}task:${odd.taskId}`, "cv", "another-chart");
+    const key = `${a.store.keyPrefix}task:${odd.taskId}`;
+    await clusters.redis.cli("HSET", key, "cv", "another-chart", "s", JSON.stringify({ value: "paused", context: { taskId: odd.taskId } }));
+    const { CHART_VERSION } = await import("../../src/tasks/redis/snapshot-codec.ts");
     for (const op of ["get", "cancel"] as const) {
       const r = await client(b)[op](odd.taskId);
       expect(expectError(r.body, -32603).message).toBe(
-        `Task ${odd.taskId} cannot be read by this server: it was written by task chart version another-chart, this server runs ${(await import("../../src/tasks/redis/snapshot-codec.ts")).CHART_VERSION}`,
+        `Task ${odd.taskId} cannot be read by this server: it was written by task chart version another-chart and does not fit this server's chart ${CHART_VERSION} (context.createdAt is missing or not what this chart reads)`,
       );
     }
     expect((await client(b).get(fine.taskId)).body.result.status).toBe("working");
