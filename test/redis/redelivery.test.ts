@@ -107,6 +107,17 @@ function instance(prefix: string, runs: McpTaskRunDefinition[], leaseMs = LEASE_
 const prefixOf = () => `redeliver-${randomUUID().slice(0, 8)}`;
 const accept = (value: string) => ({ action: "accept", content: { value } });
 
+/** A fresh prefix, instance a serving the steps run (stalling as `opts` says), and a task whose attempt 1 runs on it. */
+async function firstAttempt(opts: Parameters<typeof stepsRun>[3] = {}, steps = 3) {
+  const prefix = prefixOf();
+  const seen: Seen[] = [];
+  const reasons: string[] = [];
+  const a = instance(prefix, [stepsRun("a", seen, reasons, { blocks: true, ...opts })]);
+  const { taskId } = await a.create("steps", { steps });
+  await until(() => seen.length === 1);
+  return { prefix, seen, reasons, a, taskId };
+}
+
 describe("runs found by name on Redis", () => {
   it("delivers a lost attempt again on exactly one other instance, from the checkpoint, working throughout", async () => {
     const prefix = prefixOf();
@@ -181,13 +192,8 @@ describe("runs found by name on Redis", () => {
   });
 
   it("fails the task once no attempt is left, with the count in the error data", async () => {
-    const prefix = prefixOf();
-    const seen: Seen[] = [];
-    const reasons: string[] = [];
-    const a = instance(prefix, [stepsRun("a", seen, reasons, { blocks: true, maxAttempts: 2 })]);
+    const { prefix, seen, reasons, a, taskId } = await firstAttempt({ maxAttempts: 2 });
     const watcher = instance(prefix, []);
-    const { taskId } = await a.create("steps", { steps: 3 });
-    await until(() => seen.length === 1);
     const b = instance(prefix, [stepsRun("b", seen, reasons, { blocks: true, maxAttempts: 2 })]);
     await a.store.close();
     await a.lose();
@@ -203,13 +209,8 @@ describe("runs found by name on Redis", () => {
   });
 
   it("hands a retryable task off at once on drain, and a task cancelled while released is never run again", async () => {
-    const prefix = prefixOf();
-    const seen: Seen[] = [];
-    const reasons: string[] = [];
-    const a = instance(prefix, [stepsRun("a", seen, reasons, { blocks: true })]);
+    const { prefix, seen, reasons, a, taskId } = await firstAttempt();
     const watcher = instance(prefix, []);
-    const { taskId } = await a.create("steps", { steps: 3 });
-    await until(() => seen.length === 1);
     expect(await a.plugin.drain({ deadlineMs: 20 })).toEqual({ finished: 0, handedOff: 1, failed: 0 });
     expect(reasons).toEqual([expect.stringMatching(/shutdown/)]);
     expect(await watcher.get(taskId)).toMatchObject({ status: "working", _meta: { [ATTEMPT]: 1 } });
@@ -224,26 +225,16 @@ describe("runs found by name on Redis", () => {
   });
 
   it("claims a drained instance's hand-off on another instance without waiting for a lease", async () => {
-    const prefix = prefixOf();
-    const seen: Seen[] = [];
-    const reasons: string[] = [];
-    const a = instance(prefix, [stepsRun("a", seen, reasons, { blocks: true })]);
+    const { prefix, seen, reasons, a, taskId } = await firstAttempt({}, 2);
     const b = instance(prefix, [stepsRun("b", seen, reasons)]);
-    const { taskId } = await a.create("steps", { steps: 2 });
-    await until(() => seen.length === 1);
     await a.plugin.drain({ deadlineMs: 0 });
     await until(async () => (await b.get(taskId)).status === "completed", 10_000, "the hand-off finishing");
     expect((await b.get(taskId)).result.structuredContent).toEqual({ steps: 2, attempt: 2, resumedFrom: 1 });
   });
 
   it("fails a task whose run no live instance serves after three leases, saying so", async () => {
-    const prefix = prefixOf();
-    const seen: Seen[] = [];
-    const reasons: string[] = [];
-    const a = instance(prefix, [stepsRun("a", seen, reasons, { blocks: true })]);
+    const { prefix, a, taskId } = await firstAttempt();
     const watcher = instance(prefix, []);
-    const { taskId } = await a.create("steps", { steps: 3 });
-    await until(() => seen.length === 1);
     await a.store.close();
     await a.lose();
     await until(async () => (await watcher.get(taskId)).status === "failed", 10_000, "the unserved task failing");
