@@ -146,7 +146,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
         throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function or a run from defineTaskRun()");
       }
       // A closure cannot leave this instance, which is going away: the client tries again elsewhere.
-      if (runtime.draining) throw drainingRefusal();
+      if (runtime.draining && typeof task.run === "function") throw drainingRefusal();
       const owner = ownerOf(event);
       // A setup mistake, like a `bind` that throws: the client gets a plain -32603, `onError` the reason.
       if (owner === undefined) throw internalError(unkeyableOwner());

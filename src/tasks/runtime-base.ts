@@ -106,8 +106,9 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     // A run found by name keeps its record with the task (its name, version and input), for a later attempt.
     const named = typeof task.run === "function" ? undefined : (task as McpTaskNamedRunOptions).run;
     const record = named && runRecordOf(options.runs, task as McpTaskNamedRunOptions, store, ctx.clientCapabilities);
-    // A draining instance starts no run: it leaves a run found by name for another instance to claim.
-    const released = !!record && this.draining;
+    // A draining instance starts no run: it leaves a run found by name for another instance to claim; so
+    // does one whose named runs something else delivers (an executor).
+    const released = !!record && (this.draining || options.claims === false);
     if (released && !this.handsOff) throw drainingRefusal();
     const id = options.newId();
     const at = this.now();

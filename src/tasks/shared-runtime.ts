@@ -17,6 +17,7 @@ import type { TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
 import { createSharedTick, type SharedTick } from "./shared-tick.ts";
 import type { LiveTaskRecord, TaskFeed, TaskRecord, TaskRunRecord } from "./store.ts";
 import type { McpTaskRunDefinition } from "../features/task-api.ts";
+import type { JsonObject } from "../protocol/types.ts";
 
 /** How many leases a task of a run found by name waits for a claim before it fails as unserved. */
 export const UNSERVED_LEASES = 3;
@@ -28,6 +29,8 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
   protected readonly changes: Changes;
   protected readonly tick: SharedTick;
   protected readonly leaseMs: number;
+  /** When this instance first saw each task waiting for a claim of a run it does not serve (for `unserved`). */
+  protected readonly waitingSeen = new Map<string, number>();
 
   constructor(options: TaskRuntimeOptions) {
     super(options);
@@ -148,12 +151,26 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     const at = this.now();
     const hold = task.hold;
     if (!hold) return this.changes.apply(id, owner, () => lostEvent(at), task);
-    if (at - (hold.waitingSince ?? at) >= UNSERVED_LEASES * this.leaseMs) {
-      return this.changes.apply(id, owner, () => ({ type: "attempt.lost", reason: "unserved", retryable: false, maxAttempts: 1, at }), task);
-    }
+    // An executor delivers these runs, and fails what it gives up on: a queue's backlog is not unserved.
+    if (this.options.claims === false) return Promise.resolve(task);
     const run = this.options.runs.get(hold.name);
-    if (run && run.version >= hold.version && this.options.claims !== false) void this.claimTask(id).catch(() => {});
-    return Promise.resolve(task);
+    if (run && run.version >= hold.version) {
+      this.waitingSeen.delete(id);
+      void this.claimTask(id).catch(() => {});
+      return Promise.resolve(task);
+    }
+    // Unserved once it waited three leases by this instance's own watch too (the store's waiting time may
+    // start before the lease lapsed).
+    let seen = this.waitingSeen.get(id);
+    if (seen === undefined) this.waitingSeen.set(id, (seen = at));
+    if (at - Math.max(seen, hold.waitingSince ?? at) < UNSERVED_LEASES * this.leaseMs) return Promise.resolve(task);
+    this.waitingSeen.delete(id);
+    return this.changes.apply(id, owner, () => ({ type: "attempt.lost", reason: "unserved", retryable: false, maxAttempts: 1, at }), task);
+  }
+
+  /** Fails a live task (unless it ended) with `message` and `data`: its executor gave up on it, or refused it. */
+  async fail(id: string, message: string, data: JsonObject): Promise<void> {
+    await this.changes.apply(id, null, () => ({ type: "work.protocolError", error: { code: -32603, message, data }, at: this.now() }));
   }
 
   protected get handsOff(): boolean {
@@ -238,7 +255,11 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     const at = this.now();
     if (task.json !== undefined) return task.expiresAt <= at ? undefined : task;
     if (task.expiresAt <= at) return this.changes.apply(id, owner, () => ({ type: "task.expire", at }), task).then(() => undefined);
-    return task.workerAlive && !task.hold?.released ? task : this.lapsed(id, owner, task);
+    if (task.workerAlive && !task.hold?.released) {
+      if (this.waitingSeen.size) this.waitingSeen.delete(id);
+      return task;
+    }
+    return this.lapsed(id, owner, task);
   }
 
   /** A client's change: queued behind the run's own writes when the task runs here, else read and applied. */

@@ -232,6 +232,20 @@ describe("runs found by name on Redis", () => {
     expect((await b.get(taskId)).result.structuredContent).toEqual({ steps: 2, attempt: 2, resumedFrom: 1 });
   });
 
+  it("stores a run found by name created on a draining instance for another instance, which runs it as attempt 1", async () => {
+    const prefix = prefixOf();
+    const seen: Seen[] = [];
+    const reasons: string[] = [];
+    const a = instance(prefix, [stepsRun("a", seen, reasons)]);
+    instance(prefix, [stepsRun("b", seen, reasons)]);
+    await a.plugin.drain({ deadlineMs: 0 });
+    const { taskId, status } = await a.create("steps", { steps: 2 });
+    expect(status).toBe("working");
+    await until(async () => (await a.get(taskId)).status === "completed", 10_000, "the other instance running it");
+    expect((await a.get(taskId)).result.structuredContent).toEqual({ steps: 2, attempt: 1, resumedFrom: 0 });
+    expect(seen).toEqual([{ who: "b", attempt: 1, checkpoint: undefined }]);
+  });
+
   it("fails a task whose run no live instance serves after three leases, saying so", async () => {
     const { prefix, a, taskId } = await firstAttempt();
     const watcher = instance(prefix, []);
