@@ -186,6 +186,20 @@ describe("attempts of a run found by name", () => {
     ]);
   });
 
+  it("starts a run found by name held by attempt 1, or released at attempt 0 for a claim", () => {
+    const held = replay([{ type: "attempt.claimed", attempt: 1, at }], { ...MODEL_INPUT, attempt: 1 });
+    expect(held.map((s) => [s.value, s.context.attempt, s.context.released])).toStrictEqual([
+      ["working", 1, false],
+      ["working", 1, false],
+    ]);
+    const released = replay([{ type: "attempt.claimed", attempt: 1, at }, lost("lost", true)], { ...MODEL_INPUT, attempt: 0 });
+    expect(released.map((s) => [s.value, s.context.attempt, s.context.released])).toStrictEqual([
+      ["working", 0, true],
+      ["working", 1, false],
+      ["working", 1, true],
+    ]);
+  });
+
   it("cancels a released task, which then accepts no claim", () => {
     const seen = replay([{ type: "attempt.claimed", attempt: 1, at }, lost("shutdown", true), { type: "task.cancel", at }, { type: "attempt.claimed", attempt: 2, at }]);
     expect(seen.slice(-2).map((s) => [s.value, s.context.attempt])).toStrictEqual([
