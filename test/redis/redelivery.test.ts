@@ -296,4 +296,24 @@ describe("runs found by name on Redis", () => {
     await until(async () => (await watcher.get(taskId)).status === "completed");
     expect((await watcher.get(taskId)).result.structuredContent).toEqual({ first: "one", second: "two", attempt: 2 });
   });
+  it("gives a later attempt a round answered after the attempt that asked it was lost, without asking again", async () => {
+    const prefix = prefixOf();
+    const seen: Seen[] = [];
+    const a = instance(prefix, [askRun("a", seen)]);
+    const watcher = instance(prefix, []);
+    const { taskId } = await a.create("ask");
+    await until(async () => (await watcher.get(taskId)).status === "input_required");
+    await a.store.close();
+    await a.lose();
+    // Answered while no attempt holds the task: the chart keeps the answer.
+    await watcher.answer(taskId, { first: accept("late") });
+    expect((await watcher.get(taskId)).status).toBe("working");
+
+    instance(prefix, [askRun("b", seen)]);
+    await until(async () => Object.keys((await watcher.get(taskId)).inputRequests ?? {}).includes("second"), 10_000, "attempt 2 asking the second round");
+    expect((await watcher.get(taskId))._meta[ATTEMPT]).toBe(2);
+    await watcher.answer(taskId, { second: accept("two") });
+    await until(async () => (await watcher.get(taskId)).status === "completed");
+    expect((await watcher.get(taskId)).result.structuredContent).toEqual({ first: "late", second: "two", attempt: 2 });
+  });
 });
