@@ -119,14 +119,14 @@ if (body.result?.resultType !== "task" || taskMachine.id !== "task") { console.e
   );
   run("node", ["serve.mjs"], dir);
 
-  // 7. The store test kit runs in the consumer with node:test and the in-memory store: it ships in dist
-  // and needs no devDependency (no vitest, no schema library) at run time.
+  // 7. The store test kit runs in the consumer with node:test and the in-memory store, runs found by name
+  // included: it ships in dist and needs no devDependency (no vitest, no schema library) at run time.
   writeFileSync(
     path.join(dir, "kit.test.mjs"),
     `import { describe, it } from "node:test";
 import { memoryTaskStore } from "h3-mcp/tasks";
 import { taskStoreSuite } from "h3-mcp/tasks/testing";
-taskStoreSuite({ name: "in memory", shared: false, open: () => [memoryTaskStore()], runner: { describe, it } });
+taskStoreSuite({ name: "in memory", shared: false, runs: true, open: () => [memoryTaskStore()], runner: { describe, it } });
 `,
   );
   // A failing case fails the run (execFileSync throws); the count proves the cases ran at all.
