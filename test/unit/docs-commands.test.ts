@@ -1,5 +1,5 @@
-// Every command the README and docs/ tell a reader to run (shell blocks, and inline `npm …`, `npx …`,
-// `node <file>` and the like) exists, and is run by a test. COVERED says which test runs each one and a
+// Every command the README, docs/ and test/README.md tell a reader to run (shell blocks, and inline `npm …`,
+// `npx …`, `node <file>` and the like) exists, and is run by a test. COVERED says which test runs each one and a
 // string that test must contain (the file it starts, the script it names); a command the suite does not run
 // says why instead. A command added to the docs without a line here fails, and so does a line here for a
 // command no page tells anyone to run any more.
@@ -23,7 +23,9 @@ const COVERED: Record<string, Coverage> = {
   "npm run fuzz": { by: "test/interop/dev-setup.test.ts", shows: '"fuzz"' },
   "npm run soak": { by: "test/interop/dev-setup.test.ts", shows: '"soak"' },
   "npm run test:runtimes": { by: "vitest.runtimes.config.ts", shows: 'include: ["test/runtimes/*.smoke.ts"]' },
-  "npx vitest run test/reliability": { notRun: "runs tests that are in the suite already" },
+  "npx vitest run …": { notRun: "runs files of the suite itself (or, with vitest.runtimes.config.ts, of the runtime smokes)" },
+  "npx tsc": { notRun: "the typecheck, which CI runs beside the suite; the tests that pin what must not compile rely on it" },
+  "npm run typecheck": { notRun: "the typecheck, as npx tsc --noEmit" },
   "npx tsx docs/examples/tasks.ts": { by: "test/wire/docs-examples.test.ts", shows: "../../docs/examples/tasks.ts" },
   "npx tsx docs/examples/inspector.ts": { by: "test/interop/inspect-process.test.ts", shows: "docs/examples/inspector.ts" },
   "npx tsx examples/official-client/render.ts": { by: "test/interop/official-client.test.ts", shows: '"render.ts"' },
@@ -63,7 +65,7 @@ const SHELL = new Set(["sh", "bash", "shell", "console"]);
 /** One command a line at a time: comments, env assignments and `&&` chains taken apart; continuation lines joined. */
 function commands(): Command[] {
   const found: Command[] = [];
-  for (const doc of docFiles()) {
+  for (const doc of [...docFiles(), "test/README.md"]) {
     for (const block of docBlocks(doc).filter((b) => SHELL.has(b.lang))) {
       for (const line of block.code.replace(/\\\n/g, " ").split("\n")) {
         for (const part of line.replace(/(^|\s)#.*$/, "").split("&&")) {
@@ -88,7 +90,8 @@ function keyOf({ doc, text }: Command): string | undefined {
     if (words[1] === "run") return `npm run ${words[2]}`;
     if (words[1] === "install" || words[1] === "ls" || words[1] === "dedupe") return "npm install";
   }
-  if (words[0] === "npx" && (words[1] === "tsx" || words[1] === "vitest")) return words.slice(0, words[1] === "vitest" ? 4 : 3).join(" ");
+  if (words[0] === "npx" && words[1] === "vitest") return `${words.slice(0, 3).join(" ")} …`;
+  if (words[0] === "npx" && words[1] === "tsx") return words.slice(0, 3).join(" ");
   if (words[0] === "npx") return words.slice(0, words[1] === "nitro" ? 3 : 2).join(" ");
   if (words[0] === "node") {
     const file = words.filter((w) => !w.startsWith("-") && w !== "tsx")[1]!;
@@ -101,7 +104,7 @@ function keyOf({ doc, text }: Command): string | undefined {
 const all = commands();
 const keyed = all.map((c) => ({ ...c, key: keyOf(c) }));
 
-describe("the commands the README and docs/ tell a reader to run", () => {
+describe("the commands the README, docs/ and test/README.md tell a reader to run", () => {
   it("are found", () => {
     expect(all.length).toBeGreaterThan(30);
   });
