@@ -13,13 +13,15 @@ import { mrtrTools } from "./tools/mrtr.ts";
 import { taskFixtureTools } from "./tools/task-fixtures.ts";
 import { taskTools } from "./tools/tasks.ts";
 import { authTools } from "./tools/auth.ts";
-import { durableTools } from "./tools/durable.ts";
+import { durableRuns, durableTools } from "./tools/durable.ts";
 
 /**
  * Builds the demo; `tasks` options reach the tasks plugin (e.g. an inspector, a shared store), `requestState`
  * the MRTR signer (instances behind one balancer share its secret), `plugins` are installed before the
  * tasks extension (e.g. OpenTelemetry, which then wraps everything). With `auth`, /mcp needs its tokens, the
  * protected resource metadata is served beside it, and the tools `whoami` and `admin_echo` are added.
+ * `tasks.runs` defaults to the durable runs with the in-memory store and to none with a given store (which
+ * may not keep them: Redis needs its secret); the durable tools of runs left out answer why they cannot run.
  */
 export function createDemo(
   tasks: McpTasksOptions = {},
@@ -28,7 +30,8 @@ export function createDemo(
   auth?: McpAuth,
 ) {
   // Polling every 200 ms keeps the suite's task scenarios quick.
-  const tasksPlugin = mcpTasks({ pollIntervalMs: 200, ...tasks });
+  const runs = tasks.runs ?? (tasks.store ? [] : durableRuns);
+  const tasksPlugin = mcpTasks({ pollIntervalMs: 200, ...tasks, runs });
   const mcp = defineMcpHandler(
     {
       name: "h3-mcp-demo",
@@ -36,7 +39,7 @@ export function createDemo(
       instructions: "A demo of h3-mcp: try the render tool with a tasks-capable client.",
       // Listing order is part of the contract: conformanceTools starts with test_simple_text, which the
       // suite calls as "the first tool", and holds the only x-mcp-header tool.
-      tools: [...conformanceTools, ...mrtrTools, ...taskFixtureTools, ...legacyTools, ...basicTools, ...taskTools, ...durableTools, ...(auth ? authTools : [])],
+      tools: [...conformanceTools, ...mrtrTools, ...taskFixtureTools, ...legacyTools, ...basicTools, ...taskTools, ...durableTools(runs), ...(auth ? authTools : [])],
       prompts,
       resources,
       resourceTemplates,

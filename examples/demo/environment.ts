@@ -6,6 +6,7 @@
 import type { RequestStateOptions } from "h3-mcp";
 import type { McpAuth } from "h3-mcp/auth";
 import type { McpTasksOptions } from "h3-mcp/tasks";
+import { durableRuns } from "./tools/durable.ts";
 
 export interface DemoEnvironment {
   tasks: McpTasksOptions;
@@ -42,19 +43,23 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   const url = env.REDIS_URL || undefined;
   // A short task lifetime, to watch tasks expire.
   const ttl = env.MCP_TASK_TTL_MS ? { ttlMs: Number(env.MCP_TASK_TTL_MS) } : {};
-  if (!url) return { tasks: ttl, requestState, auth, describe: `tasks in memory (this process only)${protection}`, close: async () => {} };
+  if (!url) return { tasks: { runs: durableRuns, ...ttl }, requestState, auth, describe: `tasks in memory (this process only)${protection}`, close: async () => {} };
 
   const { redisTaskStore } = await import("h3-mcp/tasks/redis");
   // The key owners are hashed under in Redis: required as soon as tasks are bound to callers (the same on
   // every instance, like the requestState secret).
   const leaseMs = envMs(env, "MCP_TASKS_LEASE_MS", DEMO_LEASE_MS);
-  const store = redisTaskStore({ url, prefix: DEMO_PREFIX, leaseMs, secret: env.MCP_TASKS_SECRET || undefined });
+  const tasksSecret = env.MCP_TASKS_SECRET || undefined;
+  const store = redisTaskStore({ url, prefix: DEMO_PREFIX, leaseMs, secret: tasksSecret });
   const warning = secret ? "" : " (MCP_REQUEST_STATE_SECRET is unset: an MRTR round started here only finishes here)";
+  // A run's record (input, checkpoint, answers) is sealed under the store's secret: without it the durable
+  // tools are listed but answer why they cannot run.
+  const runsNote = tasksSecret ? "" : " (MCP_TASKS_SECRET is unset: durable_steps and durable_ask answer an error)";
   return {
-    tasks: { store, ...ttl },
+    tasks: { store, runs: tasksSecret ? durableRuns : [], ...ttl },
     requestState,
     auth,
-    describe: `tasks in Redis at ${url}, prefix "${DEMO_PREFIX}", lease ${leaseMs} ms${warning}${protection}`,
+    describe: `tasks in Redis at ${url}, prefix "${DEMO_PREFIX}", lease ${leaseMs} ms${warning}${runsNote}${protection}`,
     close: () => store.close(),
   };
 }
