@@ -86,7 +86,6 @@ export function toJsonSchema(schema: PreparedSchema, io: "input" | "output", whe
 export type SchemaIssue = JsonSchemaIssue;
 
 /**
-/**
  * Validates a value; returns the parsed value or throws `-32602` with the issues in `data`. A plain
  * JSON Schema object is checked as JSON Schema (prepared at mount by `jsonSchemaCheck`) and the value
  * returned as sent. The answer (or the throw) comes at once when the schema validates synchronously, as

@@ -141,10 +141,10 @@ export function prepareResultMeta(serverInfo: JsonObject): ResultMeta {
   return { meta, members: JSON.stringify(meta).slice(1, -1) };
 }
 
-/** A result's JSON with the server's `_meta` in it; a result's own `_meta` keys are kept beside it. */
 /** How a kept tasks/get JSON of a run found by name ends, before the attempt number and two closing braces. */
 const ATTEMPT_META = `"_meta":{${JSON.stringify(META.attempt)}:`;
 
+/** A result's JSON with the server's `_meta` in it; a result's own `_meta` keys are kept beside it. */
 function resultJsonWithMeta(result: unknown, meta: ResultMeta): string {
   // A kept answer is JSON text already: the members go in before its closing brace, not through a parse.
   if (result instanceof RawJson) {

@@ -63,9 +63,11 @@ class WaiterList {
   }
 }
 
-// The timer ticks every quarter of the deadline while reads wait; a read is late at the fifth tick after the
-// one it began in: never before its deadline, at most a quarter of it after. No clock is read per body (on
-// some machines a clock reading costs as much as the rest of a small body's read).
+// The timer ticks every quarter of the deadline while reads wait, and a read is late at the fifth tick after
+// the one it began in. The first of those ticks comes at most a quarter of the deadline after the read began,
+// so the read fails between 1× and 1.25× the deadline after it began (later only when the event loop is
+// busy). No clock is read per body: on some machines a clock reading costs as much as the rest of a small
+// body's read.
 const STEPS = 4;
 
 function sharedTimer(ms: number): BodyDeadlines {
@@ -83,8 +85,7 @@ function sharedTimer(ms: number): BodyDeadlines {
     else ticking = false;
   };
   const schedule = () => {
-    const timer = setTimeout(onTick, step);
-    (timer as { unref?: () => void }).unref?.();
+    setTimeout(onTick, step).unref?.();
   };
   return {
     ms,

@@ -103,7 +103,8 @@ export function defineMcpHandler(
   options: McpServerOptions | ((event: H3Event) => McpServerOptions),
   config: McpHandlerConfig = {},
 ): McpHandler {
-  // The option's former name would otherwise be ignored without a word, and the extensions it lists unserved.
+  // `extensionPlugins` is this option's earlier name: a config still using it would otherwise have its
+  // extensions silently unserved.
   if ("extensionPlugins" in config) throw new TypeError("defineMcpHandler: extensionPlugins is now called plugins");
   const installed = config.plugins ?? [];
   const plugins = installed.filter(isExtension);

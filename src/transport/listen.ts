@@ -79,7 +79,7 @@ export function openListenStream(options: ListenStreamOptions): WireResponse | P
       for (const filter of plugin.listen ?? []) {
         if (!(filter.key in wanted)) continue;
         const value = filter.agree(event, wanted[filter.key], stream);
-        // A filter backed by a shared store agrees once it has asked it.
+        // A filter backed by a shared store answers with a promise: it agrees once the store has answered.
         if (isThenable(value)) {
           later.push(
             Promise.resolve(value).then((v) => {

@@ -1,5 +1,5 @@
-// One MCP request's life: its context, its optional SSE stream for progress and logs, and the
-// turn of a handler's value (or throw) into a Response.
+// One MCP request's life: its context, its optional SSE stream for progress and logs, and turning what
+// its handler returned (or threw) into a Response.
 import type { H3Event } from "h3";
 import type { HandlerMount, McpContext, RequestContext } from "../features/request-context.ts";
 import { internalError, invalidParams, type McpJsonRpcError, McpUsageError } from "../protocol/errors.ts";
@@ -49,9 +49,12 @@ interface NodeRuntime {
   node?: { res?: { readonly writableEnded: boolean; readonly destroyed: boolean; once(event: "close", listener: () => void): unknown } };
 }
 
-/** A request's stream: its frames wait until `respond` knows the answer streams. */
+/**
+ * The SSE stream of one request. Progress and log frames the handler sends are held here until `respond`
+ * knows how to answer: with this stream when a frame came before the handler finished, else with JSON.
+ */
 class Channel extends SseStream {
-  /** Told when a frame is queued, while `respond` waits to learn whether the answer streams. */
+  /** Called when the handler sends its first frame, so that `respond` stops waiting and answers with the stream. */
   onFirst: (() => void) | undefined = undefined;
 }
 
@@ -218,8 +221,8 @@ export async function respond(
   }
   const outcome = settle(value);
   if (channel) {
-    // The answer streams when the handler sends a frame (progress, a log) before it settles: wait for
-    // whichever comes first.
+    // The answer is a stream when the handler sends a frame (progress, a log) before it settles, so wait
+    // for whichever of the two comes first.
     if (channel.queued === 0) {
       const first = new Promise<void>((resolve) => (channel.onFirst = resolve));
       await Promise.race([outcome, first]);
@@ -271,7 +274,7 @@ function lastMessage(ctx: TransportContext, ok: boolean, outcome: unknown): stri
   return toJsonRpcError(ctx.report(outcome));
 }
 
-/** The frames queued so far, then those still to come, then the outcome as the last frame. */
+/** Answers with the stream: the frames already held, those the handler sends later, then its outcome as the last frame. */
 function answerWithStream(ctx: TransportContext, channel: Channel, outcome: Promise<Settled>, headers: Record<string, string> | undefined): WireResponse {
   outcome.then((r) => {
     if (channel.closed) return;
