@@ -9,6 +9,7 @@ import type { LocalTask } from "./local-tasks.ts";
 import { BaseTaskRuntime } from "./runtime-base.ts";
 import type { TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
 import type { TaskRecord } from "./store.ts";
+import type { JsonObject } from "../protocol/types.ts";
 
 export class LocalTaskRuntime extends BaseTaskRuntime {
   constructor(options: TaskRuntimeOptions) {
@@ -51,6 +52,12 @@ export class LocalTaskRuntime extends BaseTaskRuntime {
     const event = eventOf(task.snapshot);
     if (event) actor.send(event);
     return task;
+  }
+
+  /** Fails a task running here (a store only this process uses has no executor: nothing else can be). */
+  async fail(id: string, message: string, data: JsonObject): Promise<void> {
+    const task = this.local.get(id);
+    if (task) this.dispatch(task, { type: "work.protocolError", error: { code: -32603, message, data }, at: this.now() });
   }
 
   get stats(): TaskRuntimeStats {

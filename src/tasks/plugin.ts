@@ -11,7 +11,8 @@ import type { JsonObject } from "../protocol/types.ts";
 import { newTaskId } from "../utils/task-id.ts";
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
 import { drainingRefusal, type DrainOptions } from "./drain.ts";
-import type { DrainReport } from "./executor.ts";
+import type { DrainReport, TaskExecutionHost, TaskExecutor } from "./executor.ts";
+import { executionHost } from "./execution-host.ts";
 import { keepAliveFor, keepAliveRefusal } from "./keep-alive.ts";
 import { memoryTaskStore, type MemoryTaskStore } from "./memory-store.ts";
 import { ownerKey, UNBOUND, unkeyableOwner } from "./owner.ts";
@@ -72,6 +73,14 @@ export interface McpTasksOptions<S extends TaskStore = TaskStore> {
    * instance was lost or drained). List the same runs on every instance.
    */
   runs?: readonly McpTaskRunDefinition[];
+  /**
+   * Where the attempts of runs found by name execute (docs/executors.md): a job queue's or a workflow
+   * engine's workers, for example `bullmqExecutor()` from "h3-mcp/tasks/bullmq". A new task of such a run
+   * is stored and handed to `executor.start`, never run here; the worker processes make their tasks plugin
+   * with the same options and call its `execute`. Needs a shared store that keeps runs found by name.
+   * Closures still run here. Default: none (every run executes in the instance that created it).
+   */
+  executor?: TaskExecutor;
 }
 
 /** A source of the current time, in epoch milliseconds. */
@@ -79,8 +88,11 @@ export interface McpTasksClock {
   now(): number;
 }
 
-/** The installed plugin, with its store and its runtime's figures reachable for tests and tooling. */
-export type McpTasksPlugin<S extends TaskStore = TaskStore> = McpExtensionPlugin & {
+/**
+ * The installed plugin, with its store and its runtime's figures reachable for tests and tooling. It is
+ * also what a worker process executes the attempts an executor delivers with (`execute`, `fail`).
+ */
+export type McpTasksPlugin<S extends TaskStore = TaskStore> = McpExtensionPlugin & TaskExecutionHost & {
   readonly store: S;
   readonly stats: TaskRuntimeStats;
   /**
@@ -112,6 +124,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
   const origin = options.origin;
 
   const store = options.store ?? (memoryTaskStore() as TaskStore as S);
+  const executor = checkedExecutor(options.executor, store);
   // A store only this process uses answers synchronously from its memory: only a shared one can be down.
   const availability = new Set<(change: McpStoreAvailability) => void>();
   const runtime = createTaskRuntime({
@@ -124,7 +137,9 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
     bound: bind !== undefined,
     inspect: options.inspect,
     runs: servedRuns(options.runs),
+    ...(executor && { executor, claims: !executor.redelivers }),
   });
+  const host = executionHost(runtime, executor);
   const deps = { runtime, owner: ownerOf, now };
   const enabled = options.enabled;
 
@@ -139,6 +154,8 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
       return runtime.stats;
     },
     drain: (drainOptions) => runtime.drain(drainOptions),
+    execute: host.execute,
+    fail: host.fail,
   };
   offerTasks(plugin, {
     createTask(event, task) {
@@ -194,6 +211,18 @@ export type { McpExtensionPlugin };
 /** The runtime for the store: one only this process uses, or one several instances share. */
 function createTaskRuntime(options: TaskRuntimeOptions): TaskRuntime {
   return options.store.shared ? new SharedTaskRuntime(options) : new LocalTaskRuntime(options);
+}
+
+/** The executor as given, refused at once when it is not one or the store cannot serve it. */
+function checkedExecutor(executor: TaskExecutor | undefined, store: TaskStore): TaskExecutor | undefined {
+  if (executor === undefined) return undefined;
+  if (typeof executor !== "object" || executor === null || typeof executor.start !== "function" || typeof executor.name !== "string" || typeof executor.redelivers !== "boolean") {
+    throw new TypeError("mcpTasks: executor must have a name, redelivers (a boolean) and start(attempt)");
+  }
+  if (!store.shared || !store.claim || !store.readHeld || !store.loadRun) {
+    throw new TypeError(`mcpTasks: the executor ${executor.name} needs a task store shared by several instances that keeps runs found by name (redisTaskStore(), for example): its workers are other processes`);
+  }
+  return executor;
 }
 
 /** The default owner: who the handler's `auth` verified (issuer and subject), or nobody without auth. */

@@ -6,7 +6,7 @@ import type { TaskEvent } from "../../machines/task.machine.ts";
 import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskClosureOptions, McpTaskNamedRunOptions, McpTaskOptions, McpTaskRunDefinition } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
-import type { ClientCapabilities, CreateTaskResult } from "../protocol/types.ts";
+import type { ClientCapabilities, CreateTaskResult, JsonObject } from "../protocol/types.ts";
 import { isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
@@ -14,6 +14,7 @@ import { untilIdle, type KeepAlive } from "./keep-alive.ts";
 import { createListeners, type Listeners } from "./listeners.ts";
 import { drainDeadline, drainingRefusal, drainTasks, type DrainOptions } from "./drain.ts";
 import type { DrainReport } from "./executor.ts";
+import { startAttempt } from "./execution-host.ts";
 import { createLocalTasks, LocalTask, type LocalTasks } from "./local-tasks.ts";
 import { AttemptRun, fencedReason, type AttemptSink } from "./attempt-run.ts";
 import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
@@ -107,18 +108,23 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     const named = typeof task.run === "function" ? undefined : (task as McpTaskNamedRunOptions).run;
     const record = named && runRecordOf(options.runs, task as McpTaskNamedRunOptions, store, ctx.clientCapabilities);
     // A draining instance starts no run: it leaves a run found by name for another instance to claim; so
-    // does one whose named runs something else delivers (an executor).
-    const released = !!record && (this.draining || options.claims === false);
+    // does one whose named runs something else delivers (an executor), which is handed the attempt.
+    const executor = record && options.executor;
+    const released = !!record && (this.draining || options.claims === false || !!executor);
     if (released && !this.handsOff) throw drainingRefusal();
     const id = options.newId();
     const at = this.now();
     const actor = newTaskActor(options, id, at, task.statusMessage, record && (released ? 0 : 1));
     const snapshot = actor.getSnapshot() as TaskSnapshotLike;
     const expiresAt = options.ttlMs === null ? Infinity : at + options.ttlMs;
-    const begin = (outcome: CreateOutcome): CreateTaskResult => {
+    const begin = (outcome: CreateOutcome): MaybePromise<CreateTaskResult> => {
       if (outcome !== "created") throw this.refusal(outcome);
       ctx.becameTask();
       const handle = toCreateTaskResult(snapshot);
+      if (executor) {
+        const attempt = { taskId: id, name: record.name, version: record.version, input: record.input, attempt: 1, ...(origin && { origin }) };
+        return startAttempt(executor, attempt, (message, data) => this.fail(id, message, data)).then(() => handle);
+      }
       if (released) return handle;
       const entry = new LocalTask(id, owner, expiresAt, actor, snapshot);
       this.local.add(entry);
@@ -166,6 +172,9 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     entry.maxAttempts = run.maxAttempts;
     return new AttemptRun(entry, this, caps, this.now, origin, attempt, record);
   }
+
+  /** Fails a live task (unless it ended) with `message` and `data`: its executor refused it or gave up on it. */
+  abstract fail(id: string, message: string, data: JsonObject): Promise<void>;
 
   /** Whether a task can be left here for another instance to claim (a shared store that keeps claims). */
   protected get handsOff(): boolean {

@@ -94,3 +94,16 @@ export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, stor
 export function taskEnded(): McpUsageError {
   return new McpUsageError("TASK_ENDED", "The task has already ended");
 }
+
+/**
+ * Whether a task waiting for a claim of a run this instance does not serve has waited `limitMs`, by this
+ * instance's own watch too (`seen`: when it first saw each one; the store's waiting time may start before
+ * the lease lapsed). Forgets the task once it has.
+ */
+export function waitedUnserved(seen: Map<string, number>, id: string, waitingSince: number | undefined, at: number, limitMs: number): boolean {
+  let since = seen.get(id);
+  if (since === undefined) seen.set(id, (since = at));
+  if (at - Math.max(since, waitingSince ?? at) < limitMs) return false;
+  seen.delete(id);
+  return true;
+}

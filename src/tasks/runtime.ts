@@ -7,12 +7,12 @@ import type { InspectionEvent, Observer } from "xstate";
 import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskOptions } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
-import type { CreateTaskResult } from "../protocol/types.ts";
+import type { CreateTaskResult, JsonObject } from "../protocol/types.ts";
 import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
 import type { DrainOptions } from "./drain.ts";
-import type { DrainReport } from "./executor.ts";
+import type { DrainReport, TaskExecution, TaskExecutor } from "./executor.ts";
 import type { KeepAlive } from "./keep-alive.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { TaskHooks } from "./run-hooks.ts";
@@ -36,6 +36,11 @@ export interface TaskRuntimeOptions {
    * never looks for tasks waiting for a claim on its own. Default true.
    */
   claims?: boolean;
+  /**
+   * Where named runs' attempts execute (`mcpTasks({ executor })`): a new task of a run found by name is
+   * stored released and handed to it, never run here. Absent: they run here.
+   */
+  executor?: TaskExecutor;
 }
 
 /** What the runtime tells about itself, for tests and tooling. */
@@ -86,6 +91,13 @@ export interface TaskRuntime {
    * (drain.ts). Called again, it answers the first drain's report.
    */
   drain(options: DrainOptions): Promise<DrainReport>;
+  /**
+   * A shared runtime's: claims task `id`'s next attempt and runs it here, resolving once it ended here
+   * (a worker's `execute`, executor.ts).
+   */
+  claimTask?(id: string): Promise<TaskExecution>;
+  /** Fails a live task (unless it ended) with `message` and `data`: its executor refused it or gave up on it. */
+  fail(id: string, message: string, data: JsonObject): Promise<void>;
   /** True from the first `drain` on. */
   readonly draining: boolean;
   readonly stats: TaskRuntimeStats;

@@ -2,17 +2,18 @@
 // the stored snapshot, written by compare-and-set (changes.ts) and then told to the actor here; a lease
 // and a catch-up timer (shared-tick.ts) keep this instance's claim and its actors current. Tasks of runs
 // found by name pass from one attempt to the next here: a lost or released one is claimed by an instance
-// serving its run (`claimTask`), a drain hands its own off (`handOff`), and an attempt whose writes the
-// store refuses as fenced stops.
+// serving its run (`claimTask`, also a worker's `execute`) or started by its executor, a drain hands its
+// own off (`handOff`), and an attempt whose writes the store refuses as fenced stops.
 import type { TaskEvent } from "../../machines/task.machine.ts";
 import type { TaskExecution } from "./executor.ts";
+import { startNextAttempt } from "./execution-host.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import { lostEvent } from "./chart.ts";
 import { AttemptFenced, createChanges, type Changes, type EventOf } from "./changes.ts";
 import { LocalTask } from "./local-tasks.ts";
 import { resultPath, startRun } from "./run-outcome.ts";
 import { BaseTaskRuntime } from "./runtime-base.ts";
-import { actorFromSnapshot, isUnavailable, sleepUnref } from "./runtime-parts.ts";
+import { actorFromSnapshot, isUnavailable, sleepUnref, waitedUnserved } from "./runtime-parts.ts";
 import type { TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
 import { createSharedTick, type SharedTick } from "./shared-tick.ts";
 import type { LiveTaskRecord, TaskFeed, TaskRecord, TaskRunRecord } from "./store.ts";
@@ -31,12 +32,16 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
   protected readonly leaseMs: number;
   /** When this instance first saw each task waiting for a claim of a run it does not serve (for `unserved`). */
   protected readonly waitingSeen = new Map<string, number>();
+  /** A task waiting for its next attempt: claimed here, or started by an executor that does not redeliver. */
+  protected readonly takeWaiting: (id: string, last?: number) => Promise<unknown>;
 
   constructor(options: TaskRuntimeOptions) {
     super(options);
     const { store, local, listeners, now } = this;
     this.leaseMs = store.leaseMs ?? 15_000;
     this.changes = createChanges({ store, local, listeners });
+    const executor = options.executor;
+    this.takeWaiting = executor ? (id, last) => startNextAttempt(store, executor, id, last) : (id) => this.claimTask(id);
     const claims = options.runs.size > 0 && options.claims !== false && !!store.claimable;
     this.tick = createSharedTick({
       store,
@@ -59,7 +64,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
       ...feed,
       // A hand-off elsewhere (or a task created for a claim): claimed at once, not a third of a lease later.
       released: (id: string, name: string) => {
-        if (this.options.runs.has(name) && !this.draining) void this.claimTask(id).catch(() => {});
+        if (this.options.runs.has(name) && !this.draining) void this.takeWaiting(id).catch(() => {});
       },
     };
   }
@@ -138,7 +143,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     const waiting = await this.store.claimable!([...runs.keys()], CLAIM_BATCH);
     for (const task of waiting) {
       const run = runs.get(task.name);
-      if (run && run.version >= task.version && !this.local.has(task.id)) void this.claimTask(task.id).catch(() => {});
+      if (run && run.version >= task.version && !this.local.has(task.id)) void this.takeWaiting(task.id, task.attempt).catch(() => {});
     }
   }
 
@@ -156,15 +161,10 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     const run = this.options.runs.get(hold.name);
     if (run && run.version >= hold.version) {
       this.waitingSeen.delete(id);
-      void this.claimTask(id).catch(() => {});
+      void this.takeWaiting(id, hold.attempt).catch(() => {});
       return Promise.resolve(task);
     }
-    // Unserved once it waited three leases by this instance's own watch too (the store's waiting time may
-    // start before the lease lapsed).
-    let seen = this.waitingSeen.get(id);
-    if (seen === undefined) this.waitingSeen.set(id, (seen = at));
-    if (at - Math.max(seen, hold.waitingSince ?? at) < UNSERVED_LEASES * this.leaseMs) return Promise.resolve(task);
-    this.waitingSeen.delete(id);
+    if (!waitedUnserved(this.waitingSeen, id, hold.waitingSince, at, UNSERVED_LEASES * this.leaseMs)) return Promise.resolve(task);
     return this.changes.apply(id, owner, () => ({ type: "attempt.lost", reason: "unserved", retryable: false, maxAttempts: 1, at }), task);
   }
 

@@ -53,7 +53,7 @@ describe("public entries", () => {
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
     expect(Object.keys(redis).sort()).toEqual(["redisTaskStore"]);
     expect(Object.keys(bullmq).sort()).toEqual(["bullmqExecutor", "startTaskWorker"]);
-    expect(Object.keys(testing).sort()).toEqual(["KitAssertionError", "ModelPathError", "TestClientError", "createHold", "createTestClient", "driveModelPath", "getModelPaths", "taskStoreSuite"]);
+    expect(Object.keys(testing).sort()).toEqual(["KitAssertionError", "ModelPathError", "TestClientError", "createHold", "createTestClient", "driveModelPath", "getModelPaths", "taskExecutorSuite", "taskStoreSuite"]);
     expect(Object.keys(auth).sort()).toEqual([
       "ASYMMETRIC_ALGORITHMS",
       "AuthorizationServerUnavailableError",

@@ -12,6 +12,8 @@
 //                         the wire and predicted exactly by the chart (envelope.ts; task-driver.ts drives run)
 //   concurrency-cases.ts  the caps under concurrent creation, racing changes, expiry, origin, a lost instance
 //   kit.ts, assert.ts, client.ts   the options, a few assertions of its own, an MCP client over app.fetch
+// And the test kit for executors (`taskExecutorSuite`): executor-cases.ts its cases, executor-kit.ts
+// their web instances and workers in this process on one shared store, fed by the executor under test.
 // It depends on nothing but h3-mcp and its own dependencies: no test library, no devDependency.
 import type { TaskStoreKitOptions } from "./kit.ts";
 import { concurrencyCases } from "./concurrency-cases.ts";
@@ -22,6 +24,7 @@ import { runCases } from "./run-cases.ts";
 import { wireCases } from "./wire-cases.ts";
 
 export type { KitRunner, TaskShape, TaskStoreKitOptions } from "./kit.ts";
+export { taskExecutorSuite, type ExecutorUnderTest, type TaskExecutorKitOptions } from "./executor-cases.ts";
 export { KitAssertionError } from "./assert.ts";
 export { createTestClient, TestClientError, type RequestOptions, type TestClient } from "./test-client.ts";
 export type { TaskListener } from "./task-listener.ts";
