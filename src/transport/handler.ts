@@ -31,7 +31,9 @@ export interface McpHandlerConfig extends OriginPolicy {
   maxBodySize?: number;
   /**
    * Milliseconds a client has to send a request's whole body, from when the handler starts reading it; a
-   * slower one gets 408 and its connection is closed. Default 10 000; `Infinity` for no deadline.
+   * slower one gets 408 and its connection is closed. On Node, Bun and Deno one timer ticking every quarter of
+   * this serves every body, so the 408 comes between 1× and 1.25× this after the read started. Default 10 000;
+   * `Infinity` for no deadline.
    */
   bodyTimeoutMs?: number;
   /** Signing of MRTR `requestState`. */
