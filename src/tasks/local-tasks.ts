@@ -6,6 +6,7 @@ import { type AnyActorRef, createActor, type InspectionEvent, type Observer } fr
 import { taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
 import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { TaskFence } from "./store.ts";
+import { unrefTimerAt } from "../utils/timers.ts";
 
 type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
@@ -58,7 +59,8 @@ export class LocalTask {
 class SharedSync {
   /** Changes that arrived ahead of one still missing. */
   readonly pending = new Map<number, TaskEvent>();
-  expiry: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the timer that ends the task at its expiry. */
+  cancelExpiry: (() => void) | undefined;
   /** The task's own changes, written one after the other. */
   queue: Promise<unknown> = Promise.resolve();
   /** Compare-and-sets of this task under way from here: until they are answered the actor may be behind. */
@@ -68,9 +70,6 @@ class SharedSync {
   /** Waiting for the actor to reach a version. */
   readonly catchUp = new Set<() => void>();
 }
-
-// setTimeout's longest delay; a longer ttl waits in steps.
-const MAX_DELAY = 2 ** 31 - 1;
 
 export function createLocalTasks(options: { now: () => number; inspect?: Inspector }) {
   const tasks = new Map<string, LocalTask>();
@@ -87,14 +86,7 @@ export function createLocalTasks(options: { now: () => number; inspect?: Inspect
   const syncOf = (task: LocalTask) => (task.sync ??= new SharedSync());
   /** Ends the task at its time, straight on its actor: the store drops it by itself, with no write needed. */
   const armExpiry = (task: LocalTask, sync: SharedSync) => {
-    sync.expiry = setTimeout(
-      () => {
-        if (options.now() < task.expiresAt) return armExpiry(task, sync);
-        expireHere(task);
-      },
-      Math.min(MAX_DELAY, Math.max(0, task.expiresAt - options.now())),
-    );
-    (sync.expiry as { unref?: () => void }).unref?.();
+    sync.cancelExpiry = unrefTimerAt(task.expiresAt, options.now, () => expireHere(task));
   };
   const expireHere = (task: LocalTask) => task.actor?.send({ type: "task.expire", at: options.now() });
 
@@ -111,7 +103,7 @@ export function createLocalTasks(options: { now: () => number; inspect?: Inspect
       tasks.delete(task.id);
       const sync = task.sync;
       if (!sync) return;
-      clearTimeout(sync.expiry);
+      sync.cancelExpiry?.();
       sync.pending.clear();
       for (const done of sync.catchUp) done();
     },

@@ -51,7 +51,7 @@ export function startWrappedRun(
   const strictFinish = (value: unknown): MaybePromise<JsonObject> => {
     try {
       const result = finish(value);
-      return result instanceof Promise ? result.catch(notAResult) : result;
+      return isThenable(result) ? Promise.resolve(result).catch(notAResult) : result;
     } catch (error) {
       return notAResult(error);
     }
@@ -76,7 +76,7 @@ function completed(report: RunReport, value: unknown, finish: (value: unknown) =
     return report.protocolError(protocolErrorOf(error) ?? NOT_A_RESULT);
   }
   const failed = (error: unknown) => report.protocolError(protocolErrorOf(error) ?? NOT_A_RESULT);
-  return result instanceof Promise ? result.then((r) => withResult(report, r), failed) : withResult(report, result);
+  return isThenable(result) ? Promise.resolve(result).then((r) => withResult(report, r), failed) : withResult(report, result);
 }
 
 /** A result path failure as the protocol error it is reported as. */
@@ -124,7 +124,7 @@ function settle<T>(report: RunReport, produce: () => T | PromiseLike<T>, use: (v
 }
 
 function pending(outcome: MaybePromise<void>): Promise<void> | undefined {
-  return outcome instanceof Promise ? outcome : undefined;
+  return isThenable(outcome) ? Promise.resolve(outcome) : undefined;
 }
 
 /** The JSON of a value, or undefined when it is not JSON data (BigInt, cycles, …). */

@@ -64,7 +64,9 @@ export function tellFollowers(task: LocalTask, snapshot: TaskSnapshotLike): void
 
 /** An unreferenced timer: a process waiting on nothing else still exits. */
 export function sleepUnref(ms: number): Promise<void> {
-  return new Promise((resolve) => (setTimeout(resolve, ms) as { unref?: () => void }).unref?.());
+  return new Promise((resolve) => {
+    setTimeout(resolve, ms).unref?.();
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import { readAs, type Changes } from "./changes.ts";
 import type { Listeners } from "./listeners.ts";
 import type { LocalTask, LocalTasks } from "./local-tasks.ts";
 import type { LiveTaskRecord, TaskRecord, TaskStore } from "./store.ts";
+import { unrefInterval } from "../utils/timers.ts";
 
 export interface SharedTickParts {
   store: TaskStore;
@@ -26,7 +27,8 @@ export interface SharedTickParts {
 export function createSharedTick(parts: SharedTickParts) {
   const { store, local, listeners, changes, now } = parts;
   const leaseMs = store.leaseMs ?? 15_000;
-  let timer: ReturnType<typeof setInterval> | undefined;
+  /** Stops the interval; undefined while the tick sleeps. */
+  let stop: (() => void) | undefined;
   let ticking = false;
   let leasedAt = 0;
   const lost = () => lostEvent(now());
@@ -107,9 +109,9 @@ export function createSharedTick(parts: SharedTickParts) {
       await Promise.all([catchUpLocal().catch(() => {}), catchUpListeners(), parts.claimWaiting?.().catch(() => {})]);
     } finally {
       ticking = false;
-      if (!local.size && !listeners.taskCount && !parts.claimWaiting && timer) {
-        clearInterval(timer);
-        timer = undefined;
+      if (!local.size && !listeners.taskCount && !parts.claimWaiting && stop) {
+        stop();
+        stop = undefined;
       }
     }
   };
@@ -117,10 +119,9 @@ export function createSharedTick(parts: SharedTickParts) {
   return {
     /** Starts ticking (this instance took its first live task or its first listener). */
     wake() {
-      if (timer) return;
-      timer = setInterval(() => void tick(), Math.max(30, Math.floor(leaseMs / 3)));
-      // An idle process must still exit: the timer never holds it open, and runs only while needed.
-      (timer as { unref?: () => void }).unref?.();
+      if (stop) return;
+      // An idle process must still exit: the interval never holds it open, and runs only while needed.
+      stop = unrefInterval(Math.max(30, Math.floor(leaseMs / 3)), () => void tick());
     },
     /** The store took or extended this instance's lease (creating a task does). */
     leased() {
@@ -131,7 +132,7 @@ export function createSharedTick(parts: SharedTickParts) {
       if (local.size || listeners.taskCount) void tick();
     },
     get running() {
-      return timer !== undefined;
+      return stop !== undefined;
     },
   };
 }

@@ -8,6 +8,7 @@ import { assertCanAsk, type InputAnswers, type InputRequest } from "../features/
 import type { McpTaskContext } from "../features/task-api.ts";
 import type { ClientCapabilities, JsonObject } from "../protocol/types.ts";
 import { isTerminalStatus, type TaskSnapshotLike } from "./envelopes.ts";
+import { isThenable } from "../utils/is-thenable.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { RunReport } from "./run-outcome.ts";
@@ -121,7 +122,7 @@ export class TaskRun implements McpTaskContext, RunReport {
         }),
       );
       const sent = this.#send({ type: "input.request", requests: wire, at: this.#now() });
-      if (sent instanceof Promise) sent.then(notOpened, notOpened);
+      if (isThenable(sent)) sent.then(notOpened, notOpened);
       else notOpened();
     });
   }
