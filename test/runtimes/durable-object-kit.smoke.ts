@@ -38,6 +38,7 @@ function kitTree(): Group {
   taskStoreSuite({
     name: KIT_NAME,
     shared: true,
+    runs: true,
     open: inWorker,
     // Given, as the Worker gives it: the kit registers the lost-instance case only then.
     loseInstance: inWorker,

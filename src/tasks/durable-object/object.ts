@@ -2,9 +2,27 @@
 // isolate of the Worker (and every Worker bound to the same class) reaches the same object, which runs one
 // call at a time: creation with the caps and each compare-and-set are atomic because each method is
 // synchronous SQL. It also keeps a short log of changes, which the stores of every isolate long-poll
-// (`watch`) for the tasks they run or listen to, and an alarm that drops tasks past their expiry.
+// (`watch`) for the tasks they run or listen to, and an alarm that drops tasks past their expiry. Runs
+// found by name keep their records and holds beside the tasks (object-runs.ts).
 import { DurableObject, type DurableObjectState, type SqlStorage } from "cloudflare:workers";
-import { CREATED, FULL, ID_TAKEN, OWNER_FULL, type CreateArgs, type StoredTask, type TasksObjectApi, type WatchAnswer, type WriteArgs } from "./object-api.ts";
+import {
+  CONFLICT,
+  CREATED,
+  FULL,
+  GONE,
+  HELD_FENCED,
+  ID_TAKEN,
+  OWNER_FULL,
+  WRITTEN,
+  type ClaimAnswer,
+  type ClaimableRow,
+  type CreateArgs,
+  type StoredTask,
+  type TasksObjectApi,
+  type WatchAnswer,
+  type WriteArgs,
+} from "./object-api.ts";
+import { ObjectRuns, RUNS_SCHEMA } from "./object-runs.ts";
 
 /** How long changes stay in the log: a watcher away for longer is told it missed some and reads again. */
 const LOG_KEEP_MS = 60_000;
@@ -22,7 +40,9 @@ CREATE INDEX IF NOT EXISTS tasks_drop ON tasks(drop_at);
 CREATE TABLE IF NOT EXISTS leases (worker TEXT PRIMARY KEY, until REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, at REAL NOT NULL, change TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS changes_id ON changes(id, seq);
-`;
+${RUNS_SCHEMA}`;
+/** The change log's id for a release notice (no task has it): its change is `{ id, name }`. */
+const RELEASED = "";
 
 interface TaskRow {
   owner: string;
@@ -39,6 +59,8 @@ interface TaskRow {
 /** A watch waiting for a change of one of its tasks. */
 interface Waiter {
   readonly ids: ReadonlySet<string>;
+  /** Woken by any release too. */
+  readonly releases: boolean;
   readonly wake: () => void;
 }
 
@@ -51,6 +73,7 @@ interface Waiter {
  */
 export class McpTasksObject extends DurableObject implements TasksObjectApi {
   readonly #sql: SqlStorage;
+  readonly #runs: ObjectRuns;
   readonly #waiters = new Set<Waiter>();
   #lastSeq: number;
   #trimmedThrough: number;
@@ -61,6 +84,7 @@ export class McpTasksObject extends DurableObject implements TasksObjectApi {
   constructor(state: DurableObjectState, env: unknown) {
     super(state, env);
     this.#sql = state.storage.sql;
+    this.#runs = new ObjectRuns(this.#sql);
     for (const statement of SCHEMA.split(";").map((s) => s.trim()).filter(Boolean)) this.#sql.exec(statement);
     const [range] = this.#sql.exec<{ low: number | null; high: number | null }>("SELECT MIN(seq) AS low, MAX(seq) AS high FROM changes").toArray();
     this.#lastSeq = range?.high ?? 0;
@@ -69,7 +93,7 @@ export class McpTasksObject extends DurableObject implements TasksObjectApi {
 
   create(args: CreateArgs): { outcome: number; cursor: number } {
     const at = Date.now();
-    this.#sql.exec("DELETE FROM tasks WHERE drop_at <= ?", at);
+    this.#dropExpired(at);
     const answer = (outcome: number) => ({ outcome, cursor: this.#lastSeq });
     if (this.#sql.exec("SELECT 1 FROM tasks WHERE id = ?", args.id).toArray().length) return answer(ID_TAKEN);
     if (this.#count("SELECT COUNT(*) AS n FROM tasks WHERE (expires_at IS NULL OR expires_at > ?)", args.now) >= args.max) return answer(FULL);
@@ -88,7 +112,11 @@ export class McpTasksObject extends DurableObject implements TasksObjectApi {
       args.origin,
       args.worker,
     );
-    this.#sql.exec("INSERT INTO leases (worker, until) VALUES (?, ?) ON CONFLICT(worker) DO UPDATE SET until = excluded.until", args.worker, at + args.leaseMs);
+    this.#runs.takeLease(args.worker, args.leaseMs, at);
+    if (args.run) {
+      this.#runs.add(args.id, args.run, args.worker, at);
+      if (args.run.released) this.#log(RELEASED, JSON.stringify({ id: args.id, name: args.run.name }));
+    }
     if (dropAt !== null && (this.#alarmAt === undefined || dropAt < this.#alarmAt)) this.#scheduleAlarm();
     return answer(CREATED);
   }
@@ -96,7 +124,9 @@ export class McpTasksObject extends DurableObject implements TasksObjectApi {
   read(id: string): { task: StoredTask | null; cursor: number } {
     const [row] = this.#sql.exec<TaskRow>("SELECT owner, version, expires_at, drop_at, snapshot, json, status, origin, worker FROM tasks WHERE id = ?", id).toArray();
     const cursor = this.#lastSeq;
-    if (!row || (row.drop_at !== null && row.drop_at <= Date.now())) return { task: null, cursor };
+    const at = Date.now();
+    if (!row || (row.drop_at !== null && row.drop_at <= at)) return { task: null, cursor };
+    const hold = row.json === null ? this.#runs.hold(id, at) : null;
     const task: StoredTask = {
       owner: row.owner,
       version: row.version,
@@ -105,25 +135,50 @@ export class McpTasksObject extends DurableObject implements TasksObjectApi {
       json: row.json,
       status: row.status,
       origin: row.origin,
-      workerAlive: row.json !== null || this.#leaseHolds(row.worker),
+      // A released run waits for its claim: nothing was lost.
+      workerAlive: row.json !== null || (hold ? hold.released || hold.alive : this.#leaseHolds(row.worker)),
+      hold,
     };
     return { task, cursor };
   }
 
   write(args: WriteArgs): number {
     const [row] = this.#sql.exec<{ version: number; json: string | null; drop_at: number | null }>("SELECT version, json, drop_at FROM tasks WHERE id = ?", args.id).toArray();
-    if (!row || (row.drop_at !== null && row.drop_at <= Date.now())) return -1;
-    if (row.json !== null || row.version !== args.expected) return 0;
+    const at = Date.now();
+    if (!row || (row.drop_at !== null && row.drop_at <= at)) return GONE;
+    // The fence first: a stale attempt must stop, whatever the version says.
+    if (args.attempt !== null && this.#runs.holds(args.id, args.attempt, at) === HELD_FENCED) return HELD_FENCED;
+    if (row.json !== null || row.version !== args.expected) return CONFLICT;
     if (args.json !== null) {
       this.#sql.exec("UPDATE tasks SET version = ?, snapshot = NULL, json = ?, status = ? WHERE id = ?", args.expected + 1, args.json, args.status, args.id);
+      this.#runs.finished(args.id);
     } else {
       this.#sql.exec("UPDATE tasks SET version = ?, snapshot = ? WHERE id = ?", args.expected + 1, args.snapshot, args.id);
     }
-    this.#sql.exec("INSERT INTO changes (id, at, change) VALUES (?, ?, ?)", args.id, Date.now(), args.change);
-    this.#lastSeq = this.#sql.exec<{ seq: number }>("SELECT last_insert_rowid() AS seq").toArray()[0]!.seq;
-    for (const waiter of this.#waiters) if (waiter.ids.has(args.id)) waiter.wake();
-    if (++this.#writes % TRIM_EVERY === 0) this.#trim();
-    return 1;
+    this.#log(args.id, args.change);
+    return WRITTEN;
+  }
+
+  claim(id: string, worker: string, leaseMs: number): ClaimAnswer & { cursor: number } {
+    return { ...this.#runs.claim(id, worker, leaseMs, Date.now()), cursor: this.#lastSeq };
+  }
+
+  release(id: string, attempt: number): number {
+    const released = this.#runs.release(id, attempt, Date.now());
+    if (released.name !== undefined) this.#log(RELEASED, JSON.stringify({ id, name: released.name }));
+    return released.outcome;
+  }
+
+  claimable(names: readonly string[], limit: number): { tasks: ClaimableRow[]; cursor: number } {
+    return { tasks: this.#runs.claimable(names, limit, Date.now()), cursor: this.#lastSeq };
+  }
+
+  loadRun(id: string): string | null {
+    return this.#runs.load(id, Date.now());
+  }
+
+  saveRun(id: string, attempt: number, record: string): number {
+    return this.#runs.save(id, attempt, record, Date.now());
   }
 
   renew(worker: string, leaseMs: number): boolean {
@@ -138,12 +193,13 @@ export class McpTasksObject extends DurableObject implements TasksObjectApi {
   }
 
   /** The changes of `ids` after `cursor`; when there are none yet, waits up to `waitMs` for one. */
-  async watch(cursor: number, ids: readonly string[], waitMs: number): Promise<WatchAnswer> {
-    const now = this.#changesSince(cursor, ids);
-    if (now.changes.length || now.missed || waitMs <= 0) return now;
+  async watch(cursor: number, ids: readonly string[], waitMs: number, releases = false): Promise<WatchAnswer> {
+    const now = this.#changesSince(cursor, ids, releases);
+    if (now.changes.length || now.released.length || now.missed || waitMs <= 0) return now;
     await new Promise<void>((resolve) => {
       const waiter: Waiter = {
         ids: new Set(ids),
+        releases,
         wake: () => {
           clearTimeout(timer);
           this.#waiters.delete(waiter);
@@ -153,22 +209,51 @@ export class McpTasksObject extends DurableObject implements TasksObjectApi {
       const timer = setTimeout(waiter.wake, waitMs);
       this.#waiters.add(waiter);
     });
-    return this.#changesSince(cursor, ids);
+    return this.#changesSince(cursor, ids, releases);
   }
 
   /** Drops tasks past their expiry, lapsed leases and old changes, then sets itself for the next expiry. */
   async alarm(): Promise<void> {
     this.#alarmAt = undefined;
-    this.#sql.exec("DELETE FROM tasks WHERE drop_at <= ?", Date.now());
-    this.#sql.exec("DELETE FROM leases WHERE until <= ?", Date.now() - LOG_KEEP_MS);
+    this.#dropExpired(Date.now());
+    const stale = Date.now() - LOG_KEEP_MS;
+    this.#runs.droppingLeases(stale);
+    this.#sql.exec("DELETE FROM leases WHERE until <= ?", stale);
     this.#trim();
     this.#scheduleAlarm();
   }
 
-  #changesSince(cursor: number, ids: readonly string[]): WatchAnswer {
+  #changesSince(cursor: number, ids: readonly string[], releases: boolean): WatchAnswer {
     const missed = cursor < this.#trimmedThrough;
-    const rows = this.#sql.exec<{ seq: number; change: string }>("SELECT seq, change FROM changes WHERE seq > ? AND id IN (SELECT value FROM json_each(?)) ORDER BY seq", cursor, JSON.stringify(ids)).toArray();
-    return { cursor: this.#lastSeq, changes: rows.map((row) => row.change), missed };
+    const rows = this.#sql
+      .exec<{ id: string; change: string }>(
+        "SELECT id, change FROM changes WHERE seq > ? AND (id IN (SELECT value FROM json_each(?)) OR (? AND id = ?)) ORDER BY seq",
+        cursor,
+        JSON.stringify(ids),
+        releases ? 1 : 0,
+        RELEASED,
+      )
+      .toArray();
+    const changes: string[] = [];
+    const released: { id: string; name: string }[] = [];
+    for (const row of rows) {
+      if (row.id === RELEASED) released.push(JSON.parse(row.change) as { id: string; name: string });
+      else changes.push(row.change);
+    }
+    return { cursor: this.#lastSeq, changes, missed, released };
+  }
+
+  /** Appends to the change log and wakes the watches waiting for it. */
+  #log(id: string, change: string): void {
+    this.#sql.exec("INSERT INTO changes (id, at, change) VALUES (?, ?, ?)", id, Date.now(), change);
+    this.#lastSeq = this.#sql.exec<{ seq: number }>("SELECT last_insert_rowid() AS seq").toArray()[0]!.seq;
+    for (const waiter of this.#waiters) if (id === RELEASED ? waiter.releases : waiter.ids.has(id)) waiter.wake();
+    if (++this.#writes % TRIM_EVERY === 0) this.#trim();
+  }
+
+  #dropExpired(at: number): void {
+    this.#runs.dropping(at);
+    this.#sql.exec("DELETE FROM tasks WHERE drop_at <= ?", at);
   }
 
   #count(query: string, ...bindings: (string | number)[]): number {

@@ -1,13 +1,14 @@
 // `durableObjectTaskStore()`: one isolate's handle on the tasks every isolate of a Worker shares through
 // one Durable Object (McpTasksObject, object.ts). Each call is one instance, with its own worker id and
 // lease, as with the Redis store; the object makes creation and each compare-and-set atomic, and the
-// watcher brings other isolates' changes to this one's feed.
+// watcher brings other isolates' changes to this one's feed. Runs found by name: store-runs.ts.
 import { createHmac } from "node:crypto";
 import { taskStoreUnavailable } from "../../protocol/errors.ts";
 import { UNBOUND } from "../owner.ts";
 import type { CreateOutcome, FinalStatus, StoreRuntime, TaskChange, TaskOrigin, TaskRecord, TaskSnapshot, TaskStore, TaskWrite, WriteOutcome } from "../store.ts";
 import type { TasksObjectNamespace, TasksObjectStub } from "./namespace.ts";
-import { CREATED, ID_TAKEN, OWNER_FULL } from "./object-api.ts";
+import { CREATED, GONE, HELD_FENCED, ID_TAKEN, OWNER_FULL, WRITTEN, type StoredTask } from "./object-api.ts";
+import { createRunCalls, holdOf, runsNeedSecret } from "./store-runs.ts";
 import { createWatcher } from "./watcher.ts";
 
 export interface DurableObjectTaskStoreOptions {
@@ -22,7 +23,8 @@ export interface DurableObjectTaskStoreOptions {
   timeoutMs?: number;
   /**
    * Key of the hash (HMAC-SHA256) under which task owners are stored, so the object never holds a
-   * principal. Required whenever tasks are bound to their callers; `mcpTasks()` refuses a bound setup without it.
+   * principal, and of the seal (AES-256-GCM) over the records of runs found by name. Required whenever tasks
+   * are bound to their callers or runs found by name are served; `mcpTasks()` refuses such a setup without it.
    */
   secret?: string;
 }
@@ -85,6 +87,18 @@ export function durableObjectTaskStore(namespace: TasksObjectNamespace, options:
       clearTimeout(timer);
     }
   };
+  /** An instance serving runs found by name hears releases for a lease after each of its calls. */
+  const hearReleases = (cursor: number) => {
+    if (runtime?.runs) watcher.hearReleases(Date.now() + leaseMs, cursor);
+  };
+  const runs = createRunCalls({ name, secret, leaseMs, worker, call, watch: (id, cursor) => watcher.watch(id, Infinity, cursor), hearReleases });
+  /** A task as read, for `owner` (undefined: whoever owns it, the runtime's own read). */
+  const readAs = async (id: string, owner: string | undefined, listen: boolean): Promise<TaskRecord | undefined> => {
+    const { task, cursor } = await call((object) => object.read(id));
+    hearReleases(cursor);
+    if (!task || (owner !== undefined && task.owner !== owner)) return undefined;
+    return recordOf(task, () => listen && watcher.watch(id, Date.now() + leaseMs, cursor));
+  };
 
   const store: DurableObjectTaskStore = {
     shared: true,
@@ -95,6 +109,7 @@ export function durableObjectTaskStore(namespace: TasksObjectNamespace, options:
     connect(next) {
       if (runtime) throw new TypeError("durableObjectTaskStore: this store already serves an mcpTasks(); each instance needs its own");
       if (next.bound && !secret) throw secretRequired();
+      if (next.runs && !secret) throw runsNeedSecret();
       runtime = next;
     },
     async create(task): Promise<CreateOutcome> {
@@ -113,24 +128,18 @@ export function durableObjectTaskStore(namespace: TasksObjectNamespace, options:
           maxPerOwner: limits.maxPerOwner === Infinity ? null : limits.maxPerOwner,
           worker: worker(),
           leaseMs,
+          run: runs.newRun(task.id, task.run, task.released),
         }),
       );
       if (outcome === ID_TAKEN) throw new Error(`Task id ${task.id} is already in use`);
       if (outcome !== CREATED) return outcome === OWNER_FULL ? "owner-full" : "full";
       // Changes other instances make (answers, a cancel) must reach the run here.
       watcher.watch(task.id, Infinity, cursor);
+      hearReleases(cursor);
       return "created";
     },
-    async read(id, owner, listen = false): Promise<TaskRecord | undefined> {
-      const hash = ownerHash(owner);
-      const { task, cursor } = await call((object) => object.read(id));
-      if (!task || task.owner !== hash) return undefined;
-      const origin = task.origin ? (JSON.parse(task.origin) as TaskOrigin) : undefined;
-      const expiresAt = task.expiresAt ?? Infinity;
-      if (task.json !== null) return { expiresAt, status: task.status as FinalStatus, json: task.json, origin };
-      if (listen) watcher.watch(id, Date.now() + leaseMs, cursor);
-      return { version: task.version, expiresAt, snapshot: JSON.parse(task.snapshot!) as TaskSnapshot, origin, workerAlive: task.workerAlive };
-    },
+    read: (id, owner, listen = false) => readAs(id, ownerHash(owner), listen),
+    readHeld: (id) => readAs(id, undefined, false),
     async write(id, change: TaskWrite): Promise<WriteOutcome> {
       const final = change.json !== undefined;
       const told: TaskChange = { id, version: change.version, status: change.snapshot.value, event: change.event, snapshot: change.statusChanged ? change.snapshot : undefined };
@@ -142,10 +151,12 @@ export function durableObjectTaskStore(namespace: TasksObjectNamespace, options:
           json: final ? change.json! : null,
           status: change.snapshot.value,
           change: JSON.stringify(told),
+          attempt: change.fence?.attempt ?? null,
         }),
       );
-      if (written === -1) return "gone";
-      if (written !== 1) return "conflict";
+      if (written === GONE) return "gone";
+      if (written === HELD_FENCED) return "fenced";
+      if (written !== WRITTEN) return "conflict";
       // A finished task changes no more: nothing is left to hear of it.
       if (final) watcher.forget(id);
       return "written";
@@ -155,12 +166,27 @@ export function durableObjectTaskStore(namespace: TasksObjectNamespace, options:
       const versions = await call((object) => object.versions(ids));
       return versions.map((v) => v ?? undefined);
     },
+    claim: runs.claim,
+    release: runs.release,
+    claimable: runs.claimable,
+    loadRun: runs.loadRun,
+    saveRun: runs.saveRun,
     close() {
       closed = true;
       watcher.close();
     },
   };
   return store;
+}
+
+/** A stored task as the contract reads it; `listening` runs for a live one. */
+function recordOf(task: StoredTask, listening: () => void): TaskRecord {
+  const origin = task.origin ? (JSON.parse(task.origin) as TaskOrigin) : undefined;
+  const expiresAt = task.expiresAt ?? Infinity;
+  if (task.json !== null) return { expiresAt, status: task.status as FinalStatus, json: task.json, origin };
+  listening();
+  const live = { version: task.version, expiresAt, snapshot: JSON.parse(task.snapshot!) as TaskSnapshot, origin, workerAlive: task.workerAlive };
+  return task.hold ? { ...live, hold: holdOf(task.hold) } : live;
 }
 
 function secretRequired(): TypeError {

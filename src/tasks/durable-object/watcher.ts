@@ -2,7 +2,9 @@
 // tasks it runs or listens to, one call at a time, and hands each change to the runtime's feed. On Workers
 // a promise belongs to the request that started it and stops with it, so a loop started by a request now
 // over may wait forever without failing: every store call that needs the watch to run (a creation, a
-// listen read) restarts it when its last call started longer ago than a call can last.
+// listen read) restarts it when its last call started longer ago than a call can last. A store serving
+// runs found by name also hears every release (a hand-off, a task created for a claim) for a while after
+// each of its calls, so that an instance serving the run claims it at once.
 import type { TaskChange, TaskFeed } from "../store.ts";
 import type { TasksObjectStub } from "./namespace.ts";
 
@@ -17,6 +19,8 @@ export interface Watcher {
   /** Watches `id` until `until` (epoch ms; Infinity until `forget`), from `cursor` at the latest. */
   watch(id: string, until: number, cursor: number): void;
   forget(id: string): void;
+  /** Hears every release until `until` (epoch ms), from `cursor` at the latest. */
+  hearReleases(until: number, cursor: number): void;
   /** Stops watching for good. */
   close(): void;
   readonly size: number;
@@ -29,6 +33,8 @@ export function createWatcher(stub: () => TasksObjectStub, feed: () => TaskFeed)
   let startedAt = 0;
   let running = false;
   let closed = false;
+  let releasesUntil = 0;
+  const wanted = () => watched.size > 0 || releasesUntil > Date.now();
 
   const prune = (at: number) => {
     for (const [id, until] of watched) if (until <= at) watched.delete(id);
@@ -37,18 +43,19 @@ export function createWatcher(stub: () => TasksObjectStub, feed: () => TaskFeed)
   const loop = async (mine: number) => {
     while (mine === generation && !closed) {
       prune(Date.now());
-      if (!watched.size || cursor === undefined) {
+      if (!wanted() || cursor === undefined) {
         // Nothing left to hear: the next interest starts from the cursor its own call saw.
         cursor = undefined;
         break;
       }
       startedAt = Date.now();
       try {
-        const answer = await stub().watch(cursor, [...watched.keys()], WAIT_MS);
+        const answer = await stub().watch(cursor, [...watched.keys()], WAIT_MS, releasesUntil > Date.now());
         if (mine !== generation) return;
         cursor = Math.max(cursor, answer.cursor);
         const to = feed();
         if (answer.missed) to.missed();
+        for (const { id, name } of answer.released) to.released?.(id, name);
         for (const raw of answer.changes) {
           const change = JSON.parse(raw) as TaskChange;
           if (to.wants(change.id, change.version)) to.changed(change);
@@ -64,7 +71,7 @@ export function createWatcher(stub: () => TasksObjectStub, feed: () => TaskFeed)
   };
 
   const start = () => {
-    if (closed || !watched.size) return;
+    if (closed || !wanted()) return;
     if (running && Date.now() - startedAt < WAIT_MS + STALL_MS) return;
     running = true;
     startedAt = Date.now();
@@ -78,6 +85,11 @@ export function createWatcher(stub: () => TasksObjectStub, feed: () => TaskFeed)
       watched.set(id, Math.max(watched.get(id) ?? 0, until));
       start();
     },
+    hearReleases(until, at) {
+      cursor = cursor === undefined ? at : Math.min(cursor, at);
+      releasesUntil = Math.max(releasesUntil, until);
+      start();
+    },
     forget(id) {
       watched.delete(id);
     },
@@ -85,6 +97,7 @@ export function createWatcher(stub: () => TasksObjectStub, feed: () => TaskFeed)
       closed = true;
       generation++;
       watched.clear();
+      releasesUntil = 0;
     },
     get size() {
       return watched.size;
