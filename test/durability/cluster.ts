@@ -32,6 +32,14 @@ export interface Cluster {
   readonly instances: readonly Instance[];
   /** What every instance printed: a run's next attempt may start on any live one. */
   logs(): string;
+  /** The attempts at a demo task of a run found by name, as the instances printed them (examples/demo/tools/durable.ts). */
+  attempts(taskId: string): Attempts;
+}
+
+/** Where each attempt at a task started (and from which step), and where each stopped early. */
+export interface Attempts {
+  started: { instance: string; attempt: number; from: number | undefined }[];
+  stopped: { instance: string; attempt: number; after: number; reason: string }[];
 }
 
 export function demoCluster(options: ClusterOptions): Cluster {
@@ -52,6 +60,20 @@ export function demoCluster(options: ClusterOptions): Cluster {
     leaseMs: options.leaseMs,
     instances,
     logs: () => instances.map((i) => i.output()).join("\n"),
+    attempts(taskId) {
+      const found: Attempts = { started: [], stopped: [] };
+      for (const i of instances) {
+        for (const line of i.output().split("\n")) {
+          const start = new RegExp(`^durable_(?:steps|ask) ${taskId}: attempt (\\d+)(?: from step (\\d+))?$`).exec(line);
+          if (start) found.started.push({ instance: i.name, attempt: Number(start[1]), from: start[2] === undefined ? undefined : Number(start[2]) });
+          const stop = new RegExp(`^durable_steps ${taskId}: attempt (\\d+) stopped after step (\\d+): (.*)$`).exec(line);
+          if (stop) found.stopped.push({ instance: i.name, attempt: Number(stop[1]), after: Number(stop[2]), reason: stop[3]! });
+        }
+      }
+      found.started.sort((x, y) => x.attempt - y.attempt);
+      found.stopped.sort((x, y) => x.attempt - y.attempt);
+      return found;
+    },
     async start(name, env = {}) {
       const demo = await startDemo({
         REDIS_URL: redis!.url,
@@ -85,22 +107,45 @@ export async function createTask(client: TestClient, tool: string, args?: Record
   return handle.taskId;
 }
 
+/** The last step durable_steps reported in its status message (0 before the first). */
+export async function stepShown(client: TestClient, taskId: string): Promise<number> {
+  const { statusMessage } = await client.getTask(taskId);
+  return Number(/^Step (\d+)\//.exec(statusMessage ?? "")?.[1] ?? 0);
+}
+
 /** An accepted elicitation form with `{ value }`. */
 export const accept = (value: string) => ({ action: "accept", content: { value } });
+
+/** What `follow` saw of a task, each list without repeats in a row. */
+export interface Followed {
+  statuses: string[];
+  attempts: number[];
+  /** Status messages, with the attempt that showed them. */
+  messages: { attempt: number | undefined; message: string }[];
+  /** The open input requests' keys, joined by commas, each time they changed. */
+  asked: string[];
+  /** The final task. */
+  task: any;
+}
 
 /**
  * Follows a task by polling `client` until it is final, recording every status seen: a task carried from
  * one instance to the next must read `working` or `input_required` all along, never anything in between.
  */
-export async function follow(client: TestClient, taskId: string, timeoutMs = 30_000): Promise<{ statuses: string[]; attempts: number[]; task: any }> {
+export async function follow(client: TestClient, taskId: string, timeoutMs = 30_000): Promise<Followed> {
   const statuses: string[] = [];
   const attempts: number[] = [];
+  const messages: Followed["messages"] = [];
+  const asked: string[] = [];
   const end = Date.now() + timeoutMs;
   for (;;) {
     const { status, attempt, task } = await taskWithMeta(client, taskId);
     if (statuses.at(-1) !== status) statuses.push(status);
     if (attempt !== undefined && attempts.at(-1) !== attempt) attempts.push(attempt);
-    if (status === "completed" || status === "failed" || status === "cancelled") return { statuses, attempts, task };
+    if (task.statusMessage !== undefined && messages.at(-1)?.message !== task.statusMessage) messages.push({ attempt, message: task.statusMessage });
+    const keys = Object.keys(task.inputRequests ?? {}).join(",");
+    if (keys && asked.at(-1) !== keys) asked.push(keys);
+    if (status === "completed" || status === "failed" || status === "cancelled") return { statuses, attempts, messages, asked, task };
     if (Date.now() > end) throw new Error(`task ${taskId} is still ${status} after ${timeoutMs} ms (seen ${statuses.join(" → ")})`);
     await new Promise((r) => setTimeout(r, 25));
   }

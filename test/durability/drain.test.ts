@@ -1,22 +1,25 @@
-// SIGTERM drains a demo process: what cannot travel is failed with the shutdown reason before the process
-// exits (the lease here is 30 s, far longer than any wait below, so only the drain can explain a failure),
-// a run that ends within the deadline finishes where it runs, requests are served while it drains, and the
-// process exits 0. Real processes on a real redis-server.
+// SIGTERM drains a demo process: what cannot travel (a closure) is failed with the shutdown reason before
+// the process exits, a run found by name is handed to another instance at once (the lease here is 30 s, far
+// longer than any wait below, so only the drain can explain a failure or a claim), a run that ends within
+// the deadline finishes where it runs, requests are served while it drains, and the process exits 0 within
+// MCP_DRAIN_MS. Real processes on a real redis-server.
 import { beforeAll, describe, expect, it } from "vitest";
-import { createTask, demoCluster, eventually, type Instance } from "./cluster.ts";
+import { createTask, demoCluster, eventually, follow, stepShown, type Instance } from "./cluster.ts";
 
 const cluster = demoCluster({ leaseMs: 30_000, drainMs: 1500 });
 let survivor: Instance;
 let handing: Instance;
 let serving: Instance;
 let idle: Instance;
+let retrying: Instance;
 beforeAll(async () => {
   // Started together: a process start is most of these tests' time.
-  [survivor, handing, serving, idle] = await Promise.all([
+  [survivor, handing, serving, idle, retrying] = await Promise.all([
     cluster.start("survivor"),
     cluster.start("handing"),
     cluster.start("serving", { MCP_DRAIN_MS: "60000" }),
     cluster.start("idle", { MCP_DRAIN_MS: "60000" }),
+    cluster.start("retrying"),
   ]);
 }, 120_000);
 
@@ -69,6 +72,28 @@ describe("SIGTERM", () => {
     expect(await draining.exited).toEqual({ code: 0, signal: null });
     expect(draining.output()).toContain("drained: 2 finished, 0 handed off, 0 failed");
     expect((await survivor.client.getTask(long)).status).toBe("cancelled");
+  });
+
+  it("hands a run found by name still running at the deadline to another instance, which claims it at once and goes on from its checkpoint", async () => {
+    const id = await createTask(retrying.client, "durable_steps", { steps: 60, stepMs: 100 });
+    await eventually(async () => expect(await stepShown(survivor.client, id)).toBeGreaterThanOrEqual(2));
+    const following = follow(survivor.client, id);
+    retrying.signal("SIGTERM");
+    // It runs past the 1500 ms deadline: handed off there, not failed.
+    expect(await retrying.exited).toEqual({ code: 0, signal: null });
+    expect(retrying.output()).toContain("drained: 0 finished, 1 handed off, 0 failed");
+
+    // Claimed and finished long before the 30 s lease of the drained instance could lapse.
+    const { statuses, attempts, task } = await following;
+    expect(statuses).toEqual(["working", "completed"]);
+    expect(attempts).toEqual([1, 2]);
+    const { started, stopped } = cluster.attempts(id);
+    expect(stopped).toEqual([{ instance: "retrying", attempt: 1, after: expect.any(Number), reason: expect.stringMatching(/^Attempt 1 was stopped: this server instance shut down/) }]);
+    expect(started).toEqual([
+      { instance: "retrying", attempt: 1, from: 0 },
+      { instance: "survivor", attempt: 2, from: stopped[0]!.after },
+    ]);
+    expect(task.result.structuredContent).toEqual({ steps: 60, attempt: 2, resumedFrom: stopped[0]!.after });
   });
 
   it("exits 0 at once when nothing runs", async () => {

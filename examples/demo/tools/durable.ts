@@ -38,13 +38,21 @@ export const durableStepsRun = defineTaskRun({
   maxAttempts: 3,
   async run(task, { steps, stepMs }: StepsInput) {
     const resumedFrom = (task.checkpoint as { done: number } | undefined)?.done ?? 0;
-    // One line per attempt: a demo's output shows where each attempt ran and what it took over.
+    // A line when an attempt starts and when one stops early: a demo's output shows where each attempt ran,
+    // what it took over and what it left.
     console.log(`durable_steps ${task.taskId}: attempt ${task.attempt} from step ${resumedFrom}`);
-    for (let done = resumedFrom + 1; done <= steps; done++) {
-      await sleep(stepMs, task.signal);
-      // Saved before it is reported: a step shown done is never done again.
-      await task.saveCheckpoint({ done });
-      task.update({ statusMessage: `Step ${done}/${steps} (attempt ${task.attempt})` });
+    let saved = resumedFrom;
+    try {
+      for (let done = resumedFrom + 1; done <= steps; done++) {
+        await sleep(stepMs, task.signal);
+        // Saved before it is reported: a step shown done is never done again.
+        await task.saveCheckpoint({ done });
+        saved = done;
+        task.update({ statusMessage: `Step ${done}/${steps} (attempt ${task.attempt})` });
+      }
+    } catch (error) {
+      if (task.signal.aborted) console.log(`durable_steps ${task.taskId}: attempt ${task.attempt} stopped after step ${saved}: ${stopReason(task.signal)}`);
+      throw error;
     }
     return {
       content: [{ type: "text", text: `Did ${steps} steps; attempt ${task.attempt} went on from step ${resumedFrom}.` }],
@@ -52,6 +60,8 @@ export const durableStepsRun = defineTaskRun({
     };
   },
 });
+
+const stopReason = (signal: AbortSignal) => (signal.reason instanceof Error ? signal.reason.message : String(signal.reason));
 
 const valueForm = (message: string) => mcpElicit({ message, requestedSchema: { type: "object", properties: { value: { type: "string" } }, required: ["value"] } });
 const valueOf = (answer: { action: string; content?: Record<string, unknown> } | undefined): string | null =>
