@@ -1,6 +1,7 @@
 // What the demo takes from its environment. With REDIS_URL, tasks live in that Redis, so every demo started
 // with the same REDIS_URL and MCP_REQUEST_STATE_SECRET is one server: put any number behind a round-robin
-// balancer (docs/scale-out.md). Without REDIS_URL, nothing of Redis is loaded.
+// balancer (docs/scale-out.md). Without REDIS_URL, nothing of Redis is loaded. With MCP_TASKS_EXECUTOR=bullmq
+// too, the durable runs are executed by worker processes (`npm run worker`, worker.ts) instead.
 // With MCP_AUTH_ISSUER, /mcp takes only JWT access tokens of that issuer for MCP_AUTH_RESOURCE (default
 // http://HOST:PORT/mcp) with scope `mcp` (docs/authorization.md). Without it, nothing of h3-mcp/auth is loaded.
 import type { RequestStateOptions } from "h3-mcp";
@@ -43,6 +44,7 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   const url = env.REDIS_URL || undefined;
   // A short task lifetime, to watch tasks expire.
   const ttl = env.MCP_TASK_TTL_MS ? { ttlMs: Number(env.MCP_TASK_TTL_MS) } : {};
+  if (env.MCP_TASKS_EXECUTOR && !url) throw new TypeError("MCP_TASKS_EXECUTOR needs REDIS_URL: the workers reach the tasks through Redis");
   if (!url) return { tasks: { runs: durableRuns, ...ttl }, requestState, auth, describe: `tasks in memory (this process only)${protection}`, close: async () => {} };
 
   const { redisTaskStore } = await import("h3-mcp/tasks/redis");
@@ -55,13 +57,30 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   // A run's record (input, checkpoint, answers) is sealed under the store's secret: without it the durable
   // tools are listed but answer why they cannot run.
   const runsNote = tasksSecret ? "" : " (MCP_TASKS_SECRET is unset: durable_steps and durable_ask answer an error)";
+  const executor = await demoExecutor(env, url);
+  const executorNote = executor ? "; durable runs executed by worker processes (npm run worker) through BullMQ" : "";
   return {
-    tasks: { store, runs: tasksSecret ? durableRuns : [], ...ttl },
+    tasks: { store, runs: tasksSecret ? durableRuns : [], ...ttl, ...(executor && { executor }) },
     requestState,
     auth,
-    describe: `tasks in Redis at ${url}, prefix "${DEMO_PREFIX}", lease ${leaseMs} ms${warning}${runsNote}${protection}`,
-    close: () => store.close(),
+    describe: `tasks in Redis at ${url}, prefix "${DEMO_PREFIX}", lease ${leaseMs} ms${warning}${runsNote}${executorNote}${protection}`,
+    async close() {
+      await executor?.close();
+      await store.close();
+    },
   };
+}
+
+/**
+ * With MCP_TASKS_EXECUTOR=bullmq, the runs found by name go to a BullMQ queue in the same Redis, for
+ * `npm run worker` processes to run (docs/executors.md); unset, they run in the instance that created them.
+ */
+async function demoExecutor(env: NodeJS.ProcessEnv, url: string) {
+  const kind = env.MCP_TASKS_EXECUTOR || undefined;
+  if (kind === undefined) return undefined;
+  if (kind !== "bullmq") throw new TypeError(`MCP_TASKS_EXECUTOR must be bullmq or unset, got ${JSON.stringify(kind)}`);
+  const { bullmqExecutor } = await import("h3-mcp/tasks/bullmq");
+  return bullmqExecutor({ url });
 }
 
 /**

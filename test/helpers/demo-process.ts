@@ -21,8 +21,8 @@ export interface DemoProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `entry` (the demo server, or another demo entry that prints "listening on" when ready). */
-export async function startDemo(env: Record<string, string>, entry = "examples/demo/server.ts", args: string[] = []): Promise<DemoProcess> {
+/** Starts `entry` (the demo server, or another demo entry that prints `readyText` when ready: a worker prints "ready"). */
+export async function startDemo(env: Record<string, string>, entry = "examples/demo/server.ts", args: string[] = [], readyText = "listening on"): Promise<DemoProcess> {
   const port = await new Promise<number>((resolve, reject) => {
     const srv = net.createServer().on("error", reject);
     srv.listen(0, "127.0.0.1", () => {
@@ -45,8 +45,8 @@ export async function startDemo(env: Record<string, string>, entry = "examples/d
   process.once("exit", () => child.kill("SIGKILL"));
   // Generous: on a loaded machine (a CI runner running other suites) a start can take many seconds.
   const deadline = Date.now() + 60_000;
-  while (!output.includes("listening on")) {
-    if (child.exitCode !== null) throw new Error(`the demo exited (code ${child.exitCode}) before listening:\n${output}`);
+  while (!output.includes(readyText)) {
+    if (child.exitCode !== null) throw new Error(`the demo exited (code ${child.exitCode}) before printing "${readyText}":\n${output}`);
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
       throw new Error(`the demo did not start within 60 s:\n${output}`);

@@ -12,6 +12,7 @@ type Coverage = { by: string; shows: string } | { notRun: string };
 
 const COVERED: Record<string, Coverage> = {
   "npm start": { by: "test/interop/dev-setup.test.ts", shows: '"start"' },
+  "npm run worker": { by: "test/redis/demo-workers.ts", shows: "examples/demo/worker.ts" },
   "npm test": { notRun: "it is the suite itself" },
   "npm install": { notRun: "installs this repository's own dependencies; every test runs on them" },
   "npm run build": { by: "scripts/check-package.mjs", shows: "prepack" },
