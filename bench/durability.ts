@@ -9,19 +9,12 @@ import { parseArgs } from "node:util";
 import { createTestClient } from "h3-mcp/tasks/testing";
 import { overHttp, startDemo, type DemoProcess } from "../test/helpers/demo-process.ts";
 import { startRedis } from "../test/helpers/redis-server.ts";
+import { durabilityLines, type DurabilityReport } from "./lib/durability-report.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "7" }, "lease-ms": { type: "string", default: "1000" }, json: { type: "boolean", default: false } } });
 const rounds = Number(values.rounds);
 const leaseMs = Number(values["lease-ms"]);
 const say = (line: string) => (values.json ? console.error(line) : console.log(line));
-
-/** The figures of one run: milliseconds, one value a round. */
-export interface DurabilityReport {
-  leaseMs: number;
-  killToNextAttemptMs: number[];
-  drainToNextAttemptMs: number[];
-  idleDrainMs: number[];
-}
 
 const redis = await startRedis();
 const live: DemoProcess[] = [];
@@ -93,15 +86,5 @@ try {
   await redis.stop();
 }
 
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const median = (xs: number[]) => sorted(xs)[xs.length >> 1]!;
-// The 95th percentile by nearest rank: with few rounds, the largest.
-const p95 = (xs: number[]) => sorted(xs)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)]!;
-const row = (what: string, xs: number[], goal: string) => `| ${what} | ${median(xs).toFixed(1)} | ${p95(xs).toFixed(1)} | ${goal} |`;
-say(`\nDurability, ${rounds} rounds, lease ${leaseMs} ms (ms)\n`);
-say("| from | median | p95 | goal |");
-say("| --- | --- | --- | --- |");
-say(row("SIGKILL → next attempt starts elsewhere", report.killToNextAttemptMs, `≤ lease + 1 s (${leaseMs + 1000})`));
-say(row("SIGTERM (MCP_DRAIN_MS=0) → next attempt starts elsewhere", report.drainToNextAttemptMs, "≤ 1000"));
-say(row("drain with nothing running", report.idleDrainMs, "at once"));
+for (const line of durabilityLines(report)) say(line);
 if (values.json) console.log(JSON.stringify(report));

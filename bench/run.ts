@@ -1,13 +1,14 @@
 // `npm run bench [-- --quick]`: load runs against (a) bare h3, (b) h3-mcp, (c) the official SDK
 // and the other references, each in its own process on 127.0.0.1, driven by autocannon in this
 // process, targets alternated A B C A B C over the rounds (bench/lib/rounds.ts; the scenarios are
-// bench/scenarios.ts); then the heap per task (bench/memory.ts), the expiry sweep (bench/sweep.ts)
-// and the Redis costs (bench/redis-costs.ts), each in a child with --expose-gc. Prints markdown;
-// `--json <file>` saves the data.
+// bench/scenarios.ts); then the heap per task (bench/memory.ts), the expiry sweep (bench/sweep.ts),
+// the Redis costs (bench/redis-costs.ts) and the durability figures (bench/durability.ts), each in a
+// child with --expose-gc. Prints markdown; `--json <file>` saves the data.
 import { findRedisServer, redisRequired } from "../test/helpers/redis-gate.ts";
 import { runChildren, type ChildReports } from "./lib/children.ts";
 import { log } from "./lib/format.ts";
 import { writeJson } from "./lib/json-output.ts";
+import { durabilityLines } from "./lib/durability-report.ts";
 import { comparisons, loadTable } from "./lib/load-report.ts";
 import { memoryTable } from "./lib/memory-report.ts";
 import { readOptions } from "./lib/options.ts";
@@ -50,6 +51,7 @@ const out = [
   ...(reports.memory ? memoryTable(reports.memory) : []),
   ...(reports.sweep ? sweepTable(reports.sweep) : []),
   ...(reports.redisCosts ? redisCostsLines(reports.redisCosts) : []),
+  ...(reports.durability ? durabilityLines(reports.durability) : []),
   ...comparisons(results),
   ...verdictTable(results, reports, config),
   "",

@@ -1,8 +1,9 @@
-// The measurements that are not load runs: bench/memory.ts, bench/sweep.ts and bench/redis-costs.ts,
-// each in a child with --expose-gc, whose last stdout line is its JSON report.
+// The measurements that are not load runs: bench/memory.ts, bench/sweep.ts, bench/redis-costs.ts and
+// bench/durability.ts, each in a child with --expose-gc, whose last stdout line is its JSON report.
 import { spawn } from "node:child_process";
 import { log, fmtCount } from "./format.ts";
 import type { MemoryReport } from "./memory-report.ts";
+import type { DurabilityReport } from "./durability-report.ts";
 import type { BenchConfig } from "./options.ts";
 import { libEnv, ROOT } from "./proc.ts";
 import type { RedisCostsReport } from "./redis-costs-report.ts";
@@ -12,9 +13,10 @@ export interface ChildReports {
   memory?: MemoryReport;
   sweep?: SweepReport;
   redisCosts?: RedisCostsReport;
+  durability?: DurabilityReport;
 }
 
-/** The memory and sweep reports, and the Redis costs when `withRedis`. */
+/** The memory and sweep reports, and the Redis costs and durability when `withRedis`. */
 export async function runChildren(config: BenchConfig, quick: boolean, withRedis: boolean): Promise<ChildReports> {
   log(`- heap per task, N = ${fmtCount(config.memoryN)}`);
   const memory = await child<MemoryReport>("bench/memory.ts", ["--n", String(config.memoryN)]);
@@ -23,7 +25,9 @@ export async function runChildren(config: BenchConfig, quick: boolean, withRedis
   if (!withRedis) return { memory, sweep };
   log("- Redis memory per finished task, compare-and-set retries");
   const redisCosts = await child<RedisCostsReport>("bench/redis-costs.ts", quick ? ["--n", "300", "--rounds", "30"] : ["--n", "5000", "--rounds", "300"]);
-  return { memory, sweep, redisCosts };
+  log("- durability: real demo processes killed and drained");
+  const durability = await child<DurabilityReport>("bench/durability.ts", ["--rounds", quick ? "3" : "9"]);
+  return { memory, sweep, redisCosts, durability };
 }
 
 async function child<T>(script: string, extra: string[]): Promise<T> {

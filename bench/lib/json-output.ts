@@ -18,6 +18,7 @@ export function writeJson(file: string, results: Results, reports: ChildReports,
     memory: reports.memory,
     sweep: reports.sweep,
     redisCosts: reports.redisCosts,
+    durability: reports.durability,
   };
   writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
 }

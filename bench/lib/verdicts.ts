@@ -2,6 +2,7 @@
 // asserted: this reports.
 import { median, percentile, type RunResult } from "./load.ts";
 import type { ChildReports } from "./children.ts";
+import { durabilityVerdicts } from "./durability-report.ts";
 import { fmtCount, verdictRow } from "./format.ts";
 import { memoryVerdicts } from "./memory-report.ts";
 import type { BenchConfig } from "./options.ts";
@@ -12,7 +13,7 @@ import type { TargetKind } from "./target-kinds.ts";
 
 /** The verdict table. */
 export function verdictTable(results: Results, reports: ChildReports, config: BenchConfig): string[] {
-  const rows = [...loadVerdicts(results), ...memoryVerdicts(reports.memory), storeSizeVerdict(results, config), ...sweepVerdicts(reports.sweep), ...redisCostsVerdicts(reports.redisCosts)];
+  const rows = [...loadVerdicts(results), ...memoryVerdicts(reports.memory), storeSizeVerdict(results, config), ...sweepVerdicts(reports.sweep), ...redisCostsVerdicts(reports.redisCosts), ...durabilityVerdicts(reports.durability)];
   return ["", "| target | status | measured |", "| --- | --- | --- |", ...rows];
 }
 
