@@ -21,6 +21,8 @@ export interface TaskHandlerDeps {
   /** The caller's owner key; undefined when `bind` answered something no task can be bound to. */
   owner(event: H3Event): string | undefined;
   now(): number;
+  /** Told each task a tasks/cancel here reached (an executor may drop a delivery still queued for it). */
+  cancelled?(taskId: string): void;
 }
 
 export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPluginMethod> {
@@ -77,6 +79,7 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         const { taskId, owner } = resolve(event, params);
         return after(runtime.send(taskId, owner, () => ({ type: "task.cancel", at: deps.now() })), (found) => {
           if (found === false) throw unknown();
+          deps.cancelled?.(taskId);
           return EMPTY_ACK;
         });
       },

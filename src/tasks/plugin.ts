@@ -140,7 +140,9 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
     ...(executor && { executor, claims: !executor.redelivers }),
   });
   const host = executionHost(runtime, executor);
-  const deps = { runtime, owner: ownerOf, now };
+  // A cancel is a hint to the executor: a delivery still queued for the task may go (forget).
+  const forget = executor?.forget && ((taskId: string) => void executor.forget!(taskId).catch(() => {}));
+  const deps = { runtime, owner: ownerOf, now, ...(forget && { cancelled: forget }) };
   const enabled = options.enabled;
 
   const plugin: McpTasksPlugin<S> = {

@@ -1,10 +1,17 @@
 // bullmqExecutor() on a real redis-server: a task's attempt becomes one BullMQ job whose id is the task's
 // id and whose data is that id alone (the input never reaches the queue), started twice it is still one
-// job, and with Redis gone `start` rejects with the queue-unavailable error instead of hanging.
+// job, with Redis gone `start` rejects with the queue-unavailable error instead of hanging, and a cancel
+// on a web instance drops the job still queued for its task.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { bullmqExecutor } from "../../src/tasks/bullmq/index.ts";
 import { McpJsonRpcError } from "../../src/protocol/errors.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
+import { defineMcpHandler, defineTool } from "../../src/index.ts";
+import { defineTaskRun, mcpTask, mcpTasks } from "../../src/tasks/index.ts";
+import { redisTaskStore } from "../../src/tasks/redis/index.ts";
+import { appFor, call, TASKS } from "../helpers/wire.ts";
+
+const caps = { extensions: { [TASKS]: {} } };
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -83,4 +90,22 @@ it("refuses options it cannot use, naming them", () => {
   expect(() => bullmqExecutor({})).toThrow("bullmqExecutor needs a url or a connection");
   expect(() => bullmqExecutor({ url: redis.url, timeoutMs: 0 })).toThrow("timeoutMs must be positive");
   expect(() => bullmqExecutor({ url: redis.url, keepJobs: -1 })).toThrow("keepJobs must be a non-negative integer");
+});
+
+it("a task cancelled on a web instance before any worker took it loses its queued job", async () => {
+  const executor = bullmqExecutor({ url: redis.url, queueName: "runs-d" });
+  const store = redisTaskStore({ url: redis.url, prefix: "forget-runs", secret: "s" });
+  try {
+    const render = defineTaskRun({ name: "render", run: () => "rendered" });
+    const tool = defineTool({ name: "render", handler: (event) => mcpTask(event, { run: render, input: {} }) });
+    const app = appFor(defineMcpHandler({ name: "t", version: "1", tools: [tool] }, { plugins: [mcpTasks({ store, runs: [render], executor })] }));
+    const { taskId } = (await call(app, "tools/call", { name: "render" }, { caps })).body.result;
+    expect(await executor.queue.getJobState(taskId)).toBe("waiting");
+    expect((await call(app, "tasks/cancel", { taskId }, { caps })).body.result).toMatchObject({ resultType: "complete" });
+    await expect.poll(() => executor.queue.getJob(taskId)).toBeUndefined();
+    expect((await call(app, "tasks/get", { taskId }, { caps })).body.result.status).toBe("cancelled");
+  } finally {
+    await store.close();
+    await executor.close();
+  }
 });
