@@ -126,4 +126,6 @@ export interface TasksObjectApi {
   claimable(names: readonly string[], limit: number): { tasks: ClaimableRow[]; cursor: number };
   loadRun(id: string): string | null;
   saveRun(id: string, attempt: number, record: string): number;
+  /** Keeps an attempt of task `id` for the object to execute (`durableObjectExecutor()`), served by object `server`'s plugin. */
+  deliver(id: string, server: string): void;
 }

@@ -3,7 +3,8 @@
 // call at a time: creation with the caps and each compare-and-set are atomic because each method is
 // synchronous SQL. It also keeps a short log of changes, which the stores of every isolate long-poll
 // (`watch`) for the tasks they run or listen to, and an alarm that drops tasks past their expiry. Runs
-// found by name keep their records and holds beside the tasks (object-runs.ts).
+// found by name keep their records and holds beside the tasks (object-runs.ts), and with
+// `durableObjectExecutor()` their attempts execute here, kept going by the alarm (object-deliveries.ts).
 import { DurableObject, type DurableObjectState, type SqlStorage } from "cloudflare:workers";
 import {
   CONFLICT,
@@ -22,6 +23,7 @@ import {
   type WatchAnswer,
   type WriteArgs,
 } from "./object-api.ts";
+import { DELIVERIES_SCHEMA, ObjectDeliveries } from "./object-deliveries.ts";
 import { ObjectRuns, RUNS_SCHEMA } from "./object-runs.ts";
 
 /** How long changes stay in the log: a watcher away for longer is told it missed some and reads again. */
@@ -40,7 +42,7 @@ CREATE INDEX IF NOT EXISTS tasks_drop ON tasks(drop_at);
 CREATE TABLE IF NOT EXISTS leases (worker TEXT PRIMARY KEY, until REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, at REAL NOT NULL, change TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS changes_id ON changes(id, seq);
-${RUNS_SCHEMA}`;
+${RUNS_SCHEMA}${DELIVERIES_SCHEMA}`;
 /** The change log's id for a release notice (no task has it): its change is `{ id, name }`. */
 const RELEASED = "";
 
@@ -74,6 +76,7 @@ interface Waiter {
 export class McpTasksObject extends DurableObject implements TasksObjectApi {
   readonly #sql: SqlStorage;
   readonly #runs: ObjectRuns;
+  readonly #deliveries: ObjectDeliveries;
   readonly #waiters = new Set<Waiter>();
   #lastSeq: number;
   #trimmedThrough: number;
@@ -85,10 +88,19 @@ export class McpTasksObject extends DurableObject implements TasksObjectApi {
     super(state, env);
     this.#sql = state.storage.sql;
     this.#runs = new ObjectRuns(this.#sql);
+    this.#deliveries = new ObjectDeliveries(this.#sql, () => this.#scheduleAlarm());
     for (const statement of SCHEMA.split(";").map((s) => s.trim()).filter(Boolean)) this.#sql.exec(statement);
     const [range] = this.#sql.exec<{ low: number | null; high: number | null }>("SELECT MIN(seq) AS low, MAX(seq) AS high FROM changes").toArray();
     this.#lastSeq = range?.high ?? 0;
     this.#trimmedThrough = range?.low == null ? this.#lastSeq : range.low - 1;
+    // Deliveries an earlier instance of the object left: the alarm takes them up again.
+    if (this.#deliveries.nextAt(Date.now()) !== null) this.#scheduleAlarm();
+  }
+
+  /** Keeps an attempt handed to `durableObjectExecutor()` and starts it at once (by the alarm). */
+  deliver(id: string, server: string): void {
+    this.#deliveries.add(id, server, Date.now());
+    this.#scheduleAlarm();
   }
 
   create(args: CreateArgs): { outcome: number; cursor: number } {
@@ -220,6 +232,7 @@ export class McpTasksObject extends DurableObject implements TasksObjectApi {
     this.#runs.droppingLeases(stale);
     this.#sql.exec("DELETE FROM leases WHERE until <= ?", stale);
     this.#trim();
+    this.#deliveries.startDue(Date.now());
     this.#scheduleAlarm();
   }
 
@@ -275,9 +288,10 @@ export class McpTasksObject extends DurableObject implements TasksObjectApi {
 
   #scheduleAlarm(): void {
     const [next] = this.#sql.exec<{ at: number | null }>("SELECT MIN(drop_at) AS at FROM tasks").toArray();
-    if (next?.at == null) return;
-    this.#alarmAt = next.at;
+    const at = Math.min(next?.at ?? Infinity, this.#deliveries.nextAt(Date.now()) ?? Infinity);
+    if (at === Infinity || at === this.#alarmAt) return;
+    this.#alarmAt = at;
     // Set within the call, so the storage's output gate holds the answer until the alarm is stored too.
-    void this.ctx.storage.setAlarm(next.at);
+    void this.ctx.storage.setAlarm(at);
   }
 }
