@@ -3,6 +3,9 @@
 // and tasks/get, in paired rounds (bench/lib/paired.ts: each round serves every lane in a fresh random
 // order; a round's figure is the mean of its fastest 90%), over HTTP from this process, one request at a
 // time, beside a bare h3 route of the same Worker (the floor). Then creations per second with many in flight, on each store.
+// Then, paired too, how long a task takes from its tools/call until tasks/get reads it completed: a closure on
+// the Durable Object store (run in the request's isolate) against a run found by name executed inside the object
+// (durableObjectExecutor: handed over, started by the object's alarm, claimed, run there).
 //   node --import tsx bench/durable-object.ts [--rounds 6] [--n 200] [--inflight 32] [--json]
 import { spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -17,6 +20,7 @@ import { freePort, ROOT } from "./lib/proc.ts";
 const { values } = parseArgs({
   options: {
     rounds: { type: "string", default: "6" },
+    "n-complete": { type: "string", default: "30" },
     n: { type: "string", default: "200" },
     inflight: { type: "string", default: "32" },
     json: { type: "boolean", default: false },
@@ -60,7 +64,7 @@ const V = "2026-07-28";
 const TASKS = "io.modelcontextprotocol/tasks";
 let id = 0;
 /** One JSON-RPC request to `/<store>/mcp`, its JSON answer. */
-async function rpc(store: "memory" | "do", method: string, params: Record<string, unknown>, name?: string): Promise<any> {
+async function rpc(store: "memory" | "do" | "run", method: string, params: Record<string, unknown>, name?: string): Promise<any> {
   const res = await fetch(`http://127.0.0.1:${port}/${store}/mcp`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": V, "mcp-method": method, ...(name && { "mcp-name": name }) },
@@ -70,7 +74,7 @@ async function rpc(store: "memory" | "do", method: string, params: Record<string
   if (body.error) throw new Error(`${store} ${method}: ${JSON.stringify(body.error)}`);
   return body.result;
 }
-const create = async (store: "memory" | "do") => (await rpc(store, "tools/call", { name: "quick", arguments: {} }, "quick")).taskId as string;
+const create = async (store: "memory" | "do" | "run") => (await rpc(store, "tools/call", { name: "quick", arguments: {} }, "quick")).taskId as string;
 
 for (let i = 0; ; i++) {
   try {
@@ -97,6 +101,25 @@ const perRound = await pairedRounds(
   200,
 );
 
+/** A task created on `store`, read every 2 ms until it completed. */
+async function completed(store: "do" | "run"): Promise<void> {
+  const taskId = await create(store);
+  for (;;) {
+    if ((await rpc(store, "tasks/get", { taskId }, taskId)).status === "completed") return;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+await completed("run");
+const toCompleted = await pairedRounds(
+  [
+    { name: "completed, closure on the Durable Object store", serve: () => completed("do") },
+    { name: "completed, run found by name in the object", serve: () => completed("run") },
+  ],
+  ROUNDS,
+  Number(values["n-complete"]),
+  5,
+);
+
 /** Creations per second with `INFLIGHT` requests in flight, for `ms`. */
 async function rate(store: "memory" | "do", ms = 5000): Promise<number> {
   let done = 0;
@@ -117,7 +140,7 @@ for (let r = 0; r < 3; r++) for (const store of r % 2 ? (["do", "memory"] as con
 stop();
 
 const ratio = (a: string, b: string) => median(perRound[a]!.map((x, i) => x / perRound[b]![i]!));
-const report = { rounds: ROUNDS, n: N, inflight: INFLIGHT, perRoundUs: perRound, createsPerSecond: rates };
+const report = { rounds: ROUNDS, n: N, inflight: INFLIGHT, perRoundUs: perRound, createsPerSecond: rates, toCompletedUs: toCompleted };
 if (values.json) console.log(JSON.stringify(report));
 else {
   console.log(`| one request at a time (µs, median of ${ROUNDS} rounds × ${N}; spread) | memory | Durable Object | Durable Object ÷ memory (median of the rounds' ratios) |`);
@@ -132,4 +155,9 @@ else {
   console.log(`\n| creations per second, ${INFLIGHT} in flight (3 runs of 5 s, alternated) | median | runs |`);
   console.log(`| --- | ---: | --- |`);
   for (const store of ["memory", "do"] as const) console.log(`| ${store === "do" ? "Durable Object" : "memory"} | ${median(rates[store]!).toFixed(0)} | ${rates[store]!.map((x) => x.toFixed(0)).join(", ")} |`);
+  const [closure, named] = Object.keys(toCompleted);
+  const inObject = median(toCompleted[named!]!.map((x, i) => x / toCompleted[closure!]![i]!));
+  console.log(`\n| tools/call to tasks/get reading completed (µs, median of ${ROUNDS} rounds × ${values["n-complete"]}; spread) | median | run in the object ÷ closure |`);
+  console.log(`| --- | ---: | ---: |`);
+  for (const lane of [closure!, named!]) console.log(`| ${lane.slice("completed, ".length)} | ${median(toCompleted[lane]!).toFixed(0)} (${spread(toCompleted[lane]!, 0)}) | ${lane === named ? inObject.toFixed(2) : ""} |`);
 }
