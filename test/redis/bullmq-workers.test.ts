@@ -46,7 +46,12 @@ describe("durable runs executed by worker processes through BullMQ", () => {
     const job = (await probe.queue.getJob(taskId))!;
     await expect.poll(() => job.getState(), { timeout: 10_000 }).toBe("completed");
     expect((await probe.queue.getJob(taskId))!.returnvalue).toBe("finished");
-    expect(attemptsIn(worker, taskId)).toHaveLength(1);
+    // One attempt, started once and stopped by the cancel; no attempt after it.
+    await expect.poll(() => attemptsIn(worker, taskId).length, { timeout: 10_000 }).toBe(2);
+    expect(attemptsIn(worker, taskId)).toEqual([
+      `durable_steps ${taskId}: attempt 1 from step 0`,
+      expect.stringMatching(new RegExp(`^durable_steps ${taskId}: attempt 1 stopped after step \\d+: `)),
+    ]);
     expect((await get(1, taskId)).status).toBe("cancelled");
   });
 
