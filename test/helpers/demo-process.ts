@@ -1,9 +1,15 @@
 // The demo server (examples/demo/server.ts) as a real child process on a free port, as `npm start` runs it.
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
+
+// The demos still running. One exit hook kills them all, rather than a hook per demo: a file that starts
+// more than ten demos would otherwise pass Node's listener limit (MaxListenersExceededWarning) and keep a
+// hook for every demo that has long exited.
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
 
 export interface DemoProcess {
   /** http://127.0.0.1:<port>/mcp */
@@ -39,10 +45,20 @@ export async function startDemo(env: Record<string, string>, entry = "examples/d
   let output = "";
   child.stdout.on("data", (c) => (output += c));
   child.stderr.on("data", (c) => (output += c));
+  live.add(child);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
+    child.once("exit", (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    }),
   );
-  process.once("exit", () => child.kill("SIGKILL"));
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    // A worker that dies without afterAll must not leave demos behind.
+    process.once("exit", () => {
+      for (const running of live) running.kill("SIGKILL");
+    });
+  }
   // Generous: on a loaded machine (a CI runner running other suites) a start can take many seconds.
   const deadline = Date.now() + 60_000;
   while (!output.includes(readyText)) {
