@@ -1,8 +1,9 @@
 // bullmqExecutor() on a real redis-server: a task's attempt becomes one BullMQ job whose id is the task's
 // id and whose data is that id alone (the input never reaches the queue), started twice it is still one
-// job, with Redis gone `start` rejects with the queue-unavailable error instead of hanging, and a cancel
-// on a web instance drops the job still queued for its task.
-import { afterAll, beforeAll, expect, it } from "vitest";
+// job, with Redis gone `start` rejects with the queue-unavailable error instead of hanging (a 503 with
+// Retry-After on the wire, its task failed), and a cancel on a web instance drops the job still queued for
+// its task.
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { bullmqExecutor } from "../../src/tasks/bullmq/index.ts";
 import { McpJsonRpcError } from "../../src/protocol/errors.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
@@ -79,12 +80,53 @@ it("rejects with the queue-unavailable error (HTTP 503) while Redis is down", as
     );
     expect(McpJsonRpcError.isError(error)).toBe(true);
     expect((error as McpJsonRpcError).status).toBe(503);
+    expect((error as McpJsonRpcError).headers).toEqual({ "retry-after": "2" });
     expect((error as McpJsonRpcError).message).toMatch(/^The task queue is unavailable: /);
   } finally {
     await redis.restart();
     await executor.close();
   }
 });
+
+it("a call whose task the queue cannot take while its Redis is down gets 503 with Retry-After, its task failed, and the same call made again once the queue is back gets a task", async () => {
+  // The task store on one Redis, the queue on another, which goes down: only the queue is unavailable.
+  const queueRedis = await startRedis();
+  const executor = bullmqExecutor({ url: queueRedis.url, queueName: "runs-e", timeoutMs: 300 });
+  const store = redisTaskStore({ url: redis.url, prefix: "queue-down", secret: "s" });
+  try {
+    const render = defineTaskRun({ name: "render", run: () => "rendered" });
+    const tool = defineTool({ name: "render", handler: (event) => mcpTask(event, { run: render, input: {} }) });
+    const app = appFor(defineMcpHandler({ name: "t", version: "1", tools: [tool] }, { plugins: [mcpTasks({ store, runs: [render], executor })] }));
+    await queueRedis.stop();
+
+    const refused = await call(app, "tools/call", { name: "render" }, { caps });
+    expect(refused.status).toBe(503);
+    expect(refused.res.headers.get("retry-after")).toBe("2");
+    expect(refused.body.error).toMatchObject({ code: -32603, message: expect.stringMatching(/^The task queue is unavailable: /) });
+    // The task the call created is failed, naming the executor: it never runs, whatever reached the queue.
+    const [key] = (await redis.cli("KEYS", "{queue-down}:task:*")).split("\n").filter(Boolean);
+    const failed = (await call(app, "tasks/get", { taskId: key!.slice("{queue-down}:task:".length) }, { caps })).body.result;
+    expect(failed).toMatchObject({ status: "failed", error: { code: -32603, data: { reason: "executor", executor: "bullmq" } } });
+
+    await queueRedis.restart();
+    // Made again, as Retry-After says, until the queue's connection is back (BullMQ reconnects with backoff).
+    let again = refused;
+    await vi.waitFor(
+      async () => {
+        again = await call(app, "tools/call", { name: "render" }, { caps });
+        expect(again.status).toBe(200);
+      },
+      { timeout: 30_000, interval: 500 },
+    );
+    expect(again.body.result).toMatchObject({ resultType: "task", status: "working" });
+    expect(again.body.result.taskId).not.toBe(failed.taskId);
+    expect(await executor.queue.getJobState(again.body.result.taskId)).toBe("waiting");
+  } finally {
+    await store.close();
+    await executor.close();
+    await queueRedis.stop();
+  }
+}, 60_000);
 
 it("refuses options it cannot use, naming them", () => {
   expect(() => bullmqExecutor({})).toThrow("bullmqExecutor needs a url or a connection");

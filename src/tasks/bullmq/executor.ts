@@ -4,7 +4,7 @@
 // stays in the task store, sealed, so Redis dumps and dashboards show no arguments; the task's status is
 // the chart's, in the task store, never the job's.
 import { Queue } from "bullmq";
-import { ErrorCode, McpJsonRpcError, STORE_UNAVAILABLE_STATUS } from "../../protocol/errors.ts";
+import { ErrorCode, McpJsonRpcError, STORE_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_STATUS } from "../../protocol/errors.ts";
 import type { TaskAttempt, TaskExecutor } from "../executor.ts";
 import { DEFAULT_QUEUE_NAME, openBullmqConnection, type BullmqConnectionOptions } from "./connection.ts";
 
@@ -87,7 +87,13 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
 
 // --- Internal ---
 
-/** The same status as the task store's unavailability: the call may be tried again. */
+/**
+ * Answered as the task store's unavailability is, 503 with `Retry-After`: the queue's Redis is down or
+ * slow, and the same call made again later is safe. It creates a new task; the one this call created is
+ * failed, so a job of it that reached the queue after all finds it finished and does not run it.
+ */
 function queueUnavailable(reason: string): McpJsonRpcError {
-  return new McpJsonRpcError(ErrorCode.InternalError, `The task queue is unavailable: ${reason}`, undefined, STORE_UNAVAILABLE_STATUS);
+  return new McpJsonRpcError(ErrorCode.InternalError, `The task queue is unavailable: ${reason}`, undefined, STORE_UNAVAILABLE_STATUS, {
+    "retry-after": String(STORE_RETRY_AFTER_SECONDS),
+  });
 }
