@@ -9,7 +9,7 @@ declare namespace Cloudflare {
 declare module "cloudflare:workers" {
   /** The Worker's bindings, also at module scope (a Durable Object store can be made there). */
   export const env: Cloudflare.Env;
-  /** Optional: workerd has exported it since August 2025. */
+  /** Absent from a workerd older than August 2025, which does not export it. */
   export const waitUntil: ((promise: Promise<unknown>) => void) | undefined;
 
   /** One SQL statement's rows (SQLite-backed Durable Objects). */

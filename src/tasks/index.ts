@@ -5,12 +5,15 @@
 //                  what both runtimes share, local-runtime.ts (memory) and shared-runtime.ts (shared
 //                  stores) the two, runtime-parts.ts their small helpers
 //   local-tasks.ts, task-run.ts, run-outcome.ts   the actor side: each task run here, its actor, its
-//                  run's context, and its outcome reported to the chart as events
+//                  run's context, and its outcome reported to the chart as events; run-hooks.ts what the
+//                  plugins' task hooks see of it
+//   envelopes.ts, kept-json.ts   a task's wire envelopes, and the JSON a finished task is kept as
 //   changes.ts, shared-tick.ts, listeners.ts   changes through a shared store (compare-and-set), its lease
 //                  and catch-up, and this instance's listen streams
 //   drain.ts       draining an instance before it stops: no new run, a deadline, then hand-off or failure
 //   task-runs.ts, attempt-run.ts   runs found by name (defineTaskRun) and what one attempt at one works with
-//   executor.ts    the executor seam: where a named run's attempts execute, and what a worker process holds
+//   executor.ts    the executor seam: where a named run's attempts execute, and what a worker process holds;
+//                  execution-host.ts how the plugin works both of its halves
 //   store.ts       the task store contract (what a store persists, makes atomic, may drop, and feeds back);
 //                  store-runs.ts its part for runs found by name (run records, fences, claims)
 //   store-watch.ts a shared store's outages, told once at their start and end

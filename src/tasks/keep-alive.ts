@@ -14,11 +14,13 @@ export interface KeepAlive {
 }
 
 /**
- * Settles when the task stops working in this request's name: when it ends (even if a run that ignores
- * its signal never settles: that must not hold a server's graceful close open), or when it parks in
- * input_required, after `holdParkedMs` more while it stays parked. Workers cancel the continuation of a
- * promise another request resolves once its own request is over, so there the creating request has to
- * outlive the wait for `tasks/update`; a pending timer also keeps workerd from calling the wait hung.
+ * Settles when the task stops working in this request's name: when its status is final (whether or not its
+ * run's promise has settled: a run that ignores its signal may never settle, and must not hold a server's
+ * graceful close open), when it stops running here, or once it has been parked in input_required for
+ * `holdParkedMs`. On Workers, a run parked in `requestInput` is resumed by the `tasks/update` request, and
+ * workerd drops that resumption if the request that started the run is already over; so there the creating
+ * request is held while the task waits for input. The pending timer also keeps workerd from judging the
+ * held request hung.
  */
 export function untilIdle(task: LocalTask, holdParkedMs = 0): Promise<void> {
   return new Promise((resolve) => {

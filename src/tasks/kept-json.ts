@@ -30,8 +30,8 @@ export function getTaskResultJsonHead(taskId: string): string {
 
 /**
  * A finished task's `tasks/get` JSON without its head (which only repeats the id), for a store that keys
- * the task by its id anyway: the shortened form starts with ",", anything else (never produced today) is
- * kept whole, so `fullGetTaskResultJson` can tell them apart.
+ * the task by its id anyway: the shortened form starts with ",". A JSON that does not start with the head
+ * is kept whole, and `fullGetTaskResultJson` tells the two forms apart by that first character.
  */
 export function shortGetTaskResultJson(taskId: string, json: string): string {
   const head = getTaskResultJsonHead(taskId);

@@ -31,7 +31,10 @@ export class LocalTask {
   followers: Set<Follower> | undefined;
   /** With a shared store: how changes reach the actor in order. */
   sync: SharedSync | undefined;
-  /** For a run found by name: the attempt this process holds, which its writes carry, and the most it may make. */
+  /**
+   * For a run found by name: the attempt this process holds. Its writes carry it, so that the store refuses
+   * them once another attempt holds the task.
+   */
   fence: TaskFence | undefined;
   maxAttempts = 1;
   /** Told when the task stops running here without ending (its attempt was fenced, or handed off). */
@@ -112,10 +115,11 @@ export function createLocalTasks(options: { now: () => number; inspect?: Inspect
     /** Ends a task whose time has come with the chart's `task.expire`. */
     expireHere,
     /**
-     * The actor's snapshot and the version it reached, while it is live, nothing heard is still pending
-     * and no write from here is under way: what the store holds, unless a change made elsewhere is on
-     * its way (then the compare-and-set from it is refused and the store is read instead). While a
-     * write from here is under way a read, queued behind it, is what sees its outcome.
+     * The actor's snapshot and the version it reached, standing in for a read of the store. Undefined when
+     * it cannot: the task runs elsewhere or is final, a change heard from the feed waits for an earlier one,
+     * or a write from here is under way (the caller then reads the store, and that read, queued behind the
+     * write, sees its outcome). What it gives is what the store holds unless a change made elsewhere is on
+     * its way; the compare-and-set made from it is then refused, and the caller reads the store.
      */
     current(id: string): { snapshot: TaskSnapshotLike; version: number; task: LocalTask } | undefined {
       const task = tasks.get(id);
@@ -219,7 +223,7 @@ export function createLocalTasks(options: { now: () => number; inspect?: Inspect
     serialize<T>(task: LocalTask, job: () => Promise<T>): Promise<T> {
       if (tasks.get(task.id) !== task) return job();
       const sync = syncOf(task);
-      // A status update queued from now on goes after this change, not into a slot ahead of it.
+      // A status update queued after this point goes after this change: it must not replace one queued before it.
       sync.waiting = undefined;
       const done = sync.queue.then(job, job);
       sync.queue = done.catch(() => {});

@@ -230,7 +230,8 @@ export function memoryTaskStore(): MemoryTaskStore {
         if (!names.includes(run.record.name)) continue;
         found.push({ id, name: run.record.name, version: run.record.version, attempt: run.attempt, waitingSince: run.since });
       }
-      // Released in this order already, but a task released twice moved: oldest first by its time.
+      // The set keeps the order of first release; a task released again waits since its later release, so
+      // the list is sorted by that time to give the longest wait first.
       return found.sort((a, b) => a.waitingSince - b.waitingSince).slice(0, limit);
     },
     loadRun(id): LoadedRun {

@@ -107,8 +107,9 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     // A run found by name keeps its record with the task (its name, version and input), for a later attempt.
     const named = typeof task.run === "function" ? undefined : (task as McpTaskNamedRunOptions).run;
     const record = named && runRecordOf(options.runs, task as McpTaskNamedRunOptions, store, ctx.clientCapabilities);
-    // A draining instance starts no run: it leaves a run found by name for another instance to claim; so
-    // does one whose named runs something else delivers (an executor), which is handed the attempt.
+    // A run found by name is stored released, not run here, when this instance drains (another instance
+    // claims it), when it does not claim (something else delivers lost attempts), or when an executor takes
+    // the attempt. A store no other instance reads cannot take a released task: creation is refused.
     const executor = record && options.executor;
     const released = !!record && (this.draining || options.claims === false || !!executor);
     if (released && !this.handsOff) throw drainingRefusal();

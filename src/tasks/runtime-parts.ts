@@ -98,9 +98,9 @@ export function taskEnded(): McpUsageError {
 }
 
 /**
- * Whether a task waiting for a claim of a run this instance does not serve has waited `limitMs`, by this
- * instance's own watch too (`seen`: when it first saw each one; the store's waiting time may start before
- * the lease lapsed). Forgets the task once it has.
+ * Whether a task waiting for a claim of a run this instance does not serve has waited `limitMs`, counted
+ * from the later of the store's `waitingSince` and when this instance first saw it waiting (`seen`): an
+ * instance acts only on a wait it has watched that long itself. Forgets the task once it has.
  */
 export function waitedUnserved(seen: Map<string, number>, id: string, waitingSince: number | undefined, at: number, limitMs: number): boolean {
   let since = seen.get(id);

@@ -20,7 +20,10 @@ export interface SharedTickParts {
   lapsed(id: string, owner: string, task: LiveTaskRecord): Promise<TaskRecord | undefined>;
   /** This instance lost its lease: an attempt of a run found by name here stops (another instance claims it). */
   fence(task: LocalTask): void;
-  /** Claims tasks waiting for an attempt this instance serves; absent when it serves none (or an executor claims). */
+  /**
+   * Claims tasks waiting for an attempt this instance serves; absent when it serves none, or when its
+   * executor delivers lost attempts itself.
+   */
   claimWaiting?: () => Promise<void>;
 }
 

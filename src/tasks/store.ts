@@ -1,9 +1,10 @@
 // The task store contract: everything a store must do, in one place. A store keeps records (a task's
 // owner, expiry, version and chart snapshot, then its final tasks/get JSON) and makes two things atomic
 // (creation with the caps, and a compare-and-set of a task's snapshot by version); the runtime does
-// everything else: the actors, the chart's transitions, listeners, expiry and lost instances. Two
-// implementations ship: `memoryTaskStore()` (memory-store.ts) and `redisTaskStore()` ("h3-mcp/tasks/redis");
-// "h3-mcp/tasks/testing" checks any other against this contract. docs/task-stores.md says it in prose.
+// everything else: the actors, the chart's transitions, listeners, expiry and lost instances. Three
+// implementations ship: `memoryTaskStore()` (memory-store.ts), `redisTaskStore()` ("h3-mcp/tasks/redis") and
+// `durableObjectTaskStore()` ("h3-mcp/tasks/durable-object"); "h3-mcp/tasks/testing" checks any other against
+// this contract. docs/task-stores.md says it in prose.
 // For runs found by name a store also keeps their records and decides claims (store-runs.ts).
 import type { TaskEvent, TaskStateValue } from "../../machines/task.machine.ts";
 import type { Hub } from "../features/change-hub.ts";

@@ -1,6 +1,7 @@
-// Every retained task's owner, expiry and (once finished) id, origin and `tasks/get` JSON, packed
-// outside the JS heap; a live task's id and record (whatever the store keeps of it while it runs) beside
-// it on the heap, where its run holds them anyway: a creation writes bytes once, when the task finishes.
+// Every retained task's owner and expiry, and once it finished its id, origin and `tasks/get` JSON, packed
+// outside the JS heap. A live task's id and record (whatever the store keeps of it while it runs) stay on
+// the heap beside it, where its run holds them anyway, so a task's bytes are written outside the heap once,
+// when it finishes.
 //
 // Why: on V8 each young-generation collection costs time in proportion to the old generation, so
 // a store holding a million tasks as JS objects and strings (even a Map of a million id strings)

@@ -13,7 +13,7 @@ import { onShutdownSignals } from "./shutdown.ts";
 export interface TaskWorkerOptions extends BullmqConnectionOptions {
   /** The tasks plugin of this process, made with the same options (store, runs, secret, executor) as the web instances'. */
   tasks: TaskExecutionHost;
-  /** Runs executing here at once. Default 4. */
+  /** The most runs executing here at the same time. Default 4. */
   concurrency?: number;
   /** The most a shutdown waits for the runs here before handing the retryable ones off. Default 10 000. */
   drainMs?: number;
@@ -100,9 +100,10 @@ export function startTaskWorker(options: TaskWorkerOptions): TaskWorker {
   worker.on("error", report);
 
   /**
-   * A job that BullMQ failed for good (tried `attempts` times, or found stalled too often, which its own
-   * script fails and only tells the worker as a stall) fails its task with BullMQ's reason, unless the
-   * task has ended already.
+   * A job that BullMQ failed for good fails its task with BullMQ's reason, unless the task has ended
+   * already. BullMQ fails a job for good when it was tried `attempts` times (the worker hears `failed`) or
+   * found stalled more than `maxStalledCount` times; that second failure is made by BullMQ's own script,
+   * and the worker hears of it only as `stalled`, so the job's state is read on both events.
    */
   const failIfGivenUp = (jobId: string) =>
     Job.fromId<TaskJobData>(worker, jobId)

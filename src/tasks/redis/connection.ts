@@ -47,7 +47,8 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
   const connectionOptions = {
     // Without a connection a command fails at once instead of waiting for one.
     disableOfflineQueue: true,
-    // No per-command timeout of node-redis's own (5 s by default): ours bounds every command (see `send`).
+    // No per-command timeout of node-redis's own (5 s by default): the store's timer bounds every command
+    // (see `send`).
     commandOptions: { timeout: 0 },
     socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
   };
@@ -115,11 +116,12 @@ export function openConnection(options: { url?: string; client?: RedisClientLike
       }
     });
   };
-  // Our own client queues nothing while offline (a lost connection rejects everything queued), so our
-  // timer is its only bound. node-redis's per-command timeout is an AbortSignal.timeout whose timer still
-  // fires after the answer came (aborting the signal, with a DOMException, unless it was collected by then).
-  // A client handed to us may queue commands while offline: there node-redis's timeout takes a command
-  // we gave up on out of its queue, so it is never sent after its caller was told it failed.
+  // The client the store opened queues nothing while offline (a lost connection rejects everything
+  // queued), so the store's own timer is its only bound, and node-redis's per-command timeout stays off:
+  // it is an AbortSignal.timeout per command, whose timer fires even after the answer came. A client the
+  // app passed in may queue commands while offline: there node-redis's timeout is set too, so that a
+  // command the store gave up on is taken out of that queue and never sent after its caller was told it
+  // failed.
   const commandOptions = options.client ? { timeout: timeoutMs } : undefined;
   const send = <T>(args: string[]) => client.sendCommand(args, commandOptions) as Promise<T>;
 

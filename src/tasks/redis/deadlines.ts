@@ -31,8 +31,8 @@ export function createDeadlines(expire: (pending: Pending) => void) {
   const queue: (Pending | undefined)[] = [];
   let head = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  // Settled commands leave at once (the queue holds their promises' resolvers, and so their answers:
-  // kept until the timer came, they would outlive the young generation by seconds).
+  // Settled commands leave the queue at once: it holds their promises' resolvers and so their answers,
+  // which, kept until the timer fired, would survive young-generation collections for seconds.
   const drop = () => {
     while (head < queue.length && queue[head]!.settled) queue[head++] = undefined;
     // Compacted now and then, not on every answer.

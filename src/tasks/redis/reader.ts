@@ -73,7 +73,8 @@ export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs
           return raw === null ? undefined : byScript(id, false);
         },
         (error: unknown) => {
-          // No longer a finished task's string: the key was replaced since this instance saw it.
+          // The key holds something other than a finished task's string (it was replaced after this
+          // instance saw the task finished): the read script reads whatever it holds.
           if (!isWrongType(error)) throw error;
           finished.forget(id);
           return byScript(id, false);

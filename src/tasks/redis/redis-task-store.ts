@@ -41,7 +41,9 @@ export interface RedisTaskStoreOptions {
   prefix?: string;
   /**
    * How long an instance's claim on its running tasks lasts without renewal (renewed every third of it
-   * while it runs tasks). Once it lapses, the next reader fails those tasks. Default 15 000.
+   * while it runs tasks). Once it lapses, other instances take those tasks for lost: the next one to read
+   * such a task fails it, unless it is a run found by name with attempts left, whose next attempt is
+   * claimed instead. Default 15 000.
    */
   leaseMs?: number;
   /** Longest wait for Redis before a request gets the store-unavailable error. Default 2000. */
@@ -49,8 +51,9 @@ export interface RedisTaskStoreOptions {
   /**
    * Key of the hash (HMAC-SHA256) under which task owners are stored, so Redis never holds a principal:
    * the same random value on every instance. Required whenever tasks are bound to their callers (`bind`,
-   * or authorization); `mcpTasks()` refuses a bound setup without it. It is also the key run records of
-   * runs found by name are sealed under (AES-256-GCM): required for `mcpTasks({ runs })`.
+   * or authorization); `mcpTasks()` refuses a bound setup without it. It is also the key under which a task of
+   * a run found by name has its run record, live snapshot and change messages sealed (AES-256-GCM):
+   * required for `mcpTasks({ runs })`.
    */
   secret?: string;
 }
@@ -180,7 +183,8 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
         final ? reader.storedFinal(id, change.json!) : "",
         keys.changes,
         changeMessage(id, change, isSealed(snapshot) ? "" : snapshot, sealed.changeSealer(id, hasRun)),
-        // Made where the task runs: no other instance needs it unless a listen stream waits on it.
+        // A change made where the task runs (it carries no event) is published only while a listen stream
+        // waits on the task (its listen key exists): no other instance needs it otherwise.
         change.event ? "" : keys.listen(id),
         change.fence ? change.fence.attempt : "",
         keys.prefix,

@@ -106,11 +106,12 @@ return { h[1] or '', h[2] or '0', h[3] or '', h[4] or '', alive, h[6] or '', h[7
 `);
 
 /**
- * The compare-and-set of one change, published in the same step. KEYS: task. ARGV: expected version,
- * next snapshot (live) or "", final tasks/get JSON as stored (finished) or "", channel, message, and for
- * a change made where the task runs its listen key: no other instance needs that change unless a listen
- * stream waits on it; then for a run's own write its fence (the attempt; "" for none), the key prefix and
- * the task id. Returns 1 when written, 0 when the version moved on meanwhile (or the task finished), -2
+ * The compare-and-set of one change, published in the same step. KEYS: task. ARGV: the expected version;
+ * the next snapshot (live) or ""; the final tasks/get JSON as stored (finished) or ""; the channel; the
+ * message; the task's listen key for a change made where the task runs, else "" (such a change is
+ * published only while that key exists, that is while a listen stream waits on the task: no other
+ * instance needs it otherwise); the fence's attempt for a run's own write, else ""; the key prefix; the
+ * task id. Returns 1 when written, 0 when the version moved on meanwhile (or the task finished), -2
  * when the fence's attempt no longer holds the task (checked first), -1 when the task is gone. A task of a
  * run that finishes leaves the run's indexes (its record goes with the hash).
  * A finished task becomes one string, "<version> <owner> [~<origin>\n]<JSON>" (JSON.stringify never

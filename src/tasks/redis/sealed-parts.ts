@@ -1,7 +1,7 @@
-// What else of a task with a run Redis holds sealed besides its record: its live snapshot (the questions
+// Besides its run record, what Redis holds sealed of a task with a run: its live snapshot (the questions
 // asked and, between an answer and the next round, the answers) and its change messages (a client's answer
 // travels as the event). Each is bound to its task and to what it is, so none can stand in for another.
-// A task without a run keeps both in the clear, as before.
+// A task without a run (a closure) keeps both in the clear.
 import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
 import type { TaskSnapshotLike } from "../envelopes.ts";
 import type { StoreKeys } from "./keys.ts";

@@ -137,10 +137,13 @@ export function chartEventPaths(): TaskEvent[][] {
   return cached.map((events) => [...events]);
 }
 
-/** Every event type the chart defines, written out so tests compare the chart against a fixed list. */
 /** The events an instance sends when it claims or loses a task's run: not a client's doing, so no model path drives them. */
 export const ATTEMPT_EVENT_TYPES: readonly TaskEvent["type"][] = ["attempt.claimed", "attempt.lost"];
 
+/**
+ * Every other event type the chart defines (those of the tool, the client and the clock), written out so
+ * that tests compare the chart against a fixed list: with `ATTEMPT_EVENT_TYPES`, every event type it has.
+ */
 export const TASK_EVENT_TYPES: readonly TaskEvent["type"][] = [
   "status.update",
   "input.request",

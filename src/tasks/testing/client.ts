@@ -132,7 +132,7 @@ export function sseReader(res: Response) {
         }
       }
     } catch {
-      // cancelled
+      // The reader was cancelled (the stream closed by the test): the stream has ended.
     }
     ended = true;
   })();

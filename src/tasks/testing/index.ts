@@ -47,7 +47,8 @@ export type {
  * Registers the task store test suite for one store with your test runner: the contract case by case,
  * runs found by name (with `runs: true`; otherwise that the store has none of their methods), the tasks
  * wire suite, the replay of every chart path, and the concurrency and expiry cases. `open` gives the
- * stores of one fresh logical server (one per instance); with two or more, requests alternate between them. The kit binds tasks in some cases: a store that needs a key for that must have one.
+ * stores of one fresh logical server (one per instance); with two or more, requests alternate between
+ * them. Some cases bind tasks to their callers: a store that needs a key for that must be given one.
  *
  * @example
  * // describe and it from your test runner (vitest, node:test, …)
