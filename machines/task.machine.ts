@@ -61,6 +61,11 @@ export interface TaskContext {
   attempt?: number;
   /** True while no instance holds the task: its last attempt was lost and the next one is not claimed yet. */
   released?: boolean;
+  /**
+   * For a run found by name: how many of its attempts a drain handed off. They count in `attempt` but not
+   * against `maxAttempts` (see `attemptsSpent`). Absent (a snapshot persisted before it was kept) reads as 0.
+   */
+  handedOff?: number;
 }
 
 /** Why an attempt lost its hold on a task: its instance was lost, shut down, nobody serves its run, or its record was refused. */
@@ -83,6 +88,25 @@ export type TaskEvent =
 export type TaskStateValue = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
 type EventOf<T extends TaskEvent["type"]> = Extract<TaskEvent, { type: T }>;
+
+/**
+ * The attempts of a run found by name that count against its `maxAttempts`: those lost (the instance
+ * crashed, its lease lapsed, it was fenced) or failed, up to `attempt` (the latest claimed, by default the
+ * one the chart knows). An attempt a drain handed off does not count: a hand-off only follows a deliberate
+ * drain, so a rolling restart through any number of instances spends none.
+ */
+export function attemptsSpent(context: Pick<TaskContext, "attempt" | "handedOff">, attempt: number = context.attempt ?? 1): number {
+  return attempt - (context.handedOff ?? 0);
+}
+
+/**
+ * Whether the task may have a next attempt after losing the current one for `reason`. A drain's hand-off
+ * spends nothing, so it is refused only to a run that allows a single attempt (never run again, whatever
+ * the cause); any other loss is counted first.
+ */
+export function attemptLeftAfter(context: Pick<TaskContext, "attempt" | "handedOff">, reason: AttemptLossReason, maxAttempts: number): boolean {
+  return reason === "shutdown" ? maxAttempts > 1 : attemptsSpent(context) < maxAttempts;
+}
 
 const EXPIRED: JsonRpcErrorObject = { code: -32603, message: "Task expired before it finished" };
 
@@ -160,15 +184,18 @@ const attempts = {
       guard: { type: "releasedWithAttemptsLeft", params: ({ event }: { event: EventOf<"attempt.lost"> }) => ({ retryable: event.retryable, maxAttempts: event.maxAttempts }) },
     },
     {
-      guard: { type: "attemptsLeft", params: ({ event }: { event: EventOf<"attempt.lost"> }) => ({ retryable: event.retryable, maxAttempts: event.maxAttempts }) },
-      actions: { type: "releaseAttempt", params: ({ event }: { event: EventOf<"attempt.lost"> }) => ({ at: event.at }) },
+      guard: {
+        type: "attemptsLeft",
+        params: ({ event }: { event: EventOf<"attempt.lost"> }) => ({ reason: event.reason, retryable: event.retryable, maxAttempts: event.maxAttempts }),
+      },
+      actions: { type: "releaseAttempt", params: ({ event }: { event: EventOf<"attempt.lost"> }) => ({ reason: event.reason, at: event.at }) },
     },
     {
       target: "failed",
       actions: {
         type: "storeError",
         params: ({ context, event }: { context: TaskContext; event: EventOf<"attempt.lost"> }) => ({
-          error: { code: -32603, message: LOSS_MESSAGES[event.reason], data: { attempts: context.attempt ?? 1, reason: event.reason } },
+          error: { code: -32603, message: LOSS_MESSAGES[event.reason], data: lossData(context, event.reason) },
           statusMessage: LOSS_MESSAGES[event.reason],
           at: event.at,
         }),
@@ -249,7 +276,12 @@ export const taskMachine = setup({
     })),
     dropInputRequests: assign((_, p: { at: number }) => ({ inputRequests: {}, inputKeys: {}, lastUpdatedAt: p.at })),
     claimAttempt: assign((_, p: { attempt: number; at: number }) => ({ attempt: p.attempt, released: false, lastUpdatedAt: p.at })),
-    releaseAttempt: assign((_, p: { at: number }) => ({ released: true, lastUpdatedAt: p.at })),
+    // A drain's hand-off is counted apart: it is an attempt made, not one spent.
+    releaseAttempt: assign(({ context }, p: { reason: AttemptLossReason; at: number }) => ({
+      released: true,
+      ...(p.reason === "shutdown" && { handedOff: (context.handedOff ?? 0) + 1 }),
+      lastUpdatedAt: p.at,
+    })),
   },
   guards: {
     changesStatusMessage: ({ context }, p: { statusMessage: string }) => p.statusMessage !== context.statusMessage,
@@ -260,9 +292,11 @@ export const taskMachine = setup({
     answersAll: ({ context }, p: { responses: Record<string, unknown> }) =>
       Object.keys(context.inputRequests).every((key) => Object.hasOwn(p.responses, key)),
     newAttempt: ({ context }, p: { attempt: number }) => p.attempt !== context.attempt || context.released !== false,
+    // Released, the last attempt is counted already (spent, or handed off), whatever this loss says.
     releasedWithAttemptsLeft: ({ context }, p: { retryable: boolean; maxAttempts: number }) =>
-      context.released === true && p.retryable && (context.attempt ?? 1) < p.maxAttempts,
-    attemptsLeft: ({ context }, p: { retryable: boolean; maxAttempts: number }) => p.retryable && (context.attempt ?? 1) < p.maxAttempts,
+      context.released === true && p.retryable && attemptsSpent(context) < p.maxAttempts,
+    attemptsLeft: ({ context }, p: { reason: AttemptLossReason; retryable: boolean; maxAttempts: number }) =>
+      p.retryable && attemptLeftAfter(context, p.reason, p.maxAttempts),
   },
 }).createMachine({
   id: "task",
@@ -323,6 +357,12 @@ export const taskMachine = setup({
 });
 
 // --- Internal ---
+
+/** A lost task's error data: the attempts made, why the last one ended, and how many a drain handed off (when any). */
+function lossData(context: TaskContext, reason: AttemptLossReason): { attempts: number; reason: AttemptLossReason; handedOff?: number } {
+  const handedOff = context.handedOff ?? 0;
+  return { attempts: context.attempt ?? 1, reason, ...(handedOff > 0 && { handedOff }) };
+}
 
 /**
  * Wire keys for one batch of user keys, in the same order. A user key keeps its own name unless that name was

@@ -4,7 +4,7 @@
 // found by name pass from one attempt to the next here: a lost or released one is claimed by an instance
 // serving its run (`claimTask`, also a worker's `execute`) or started by its executor, a drain hands its
 // own off (`handOff`), and an attempt whose writes the store refuses as fenced stops.
-import type { TaskEvent } from "../../machines/task.machine.ts";
+import { attemptLeftAfter, attemptsSpent, type TaskEvent } from "../../machines/task.machine.ts";
 import type { TaskExecution } from "./executor.ts";
 import { startNextAttempt } from "./execution-host.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
@@ -96,8 +96,9 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     try {
       // The previous attempt did not hand the task off: its instance was lost.
       if (read.snapshot.context.released !== true) task = await changes.apply(id, null, lost("lost", maxAttempts > 1), read, fence);
-      // A claim whose attempt never reached the chart (its instance was lost at once) still counts.
-      if (task?.snapshot && attempt > maxAttempts) task = await changes.apply(id, null, lost("lost", false), task, fence);
+      // A claim whose attempt never reached the chart (its instance was lost at once) still counts, as the
+      // chart counts: every attempt before this one, less those a drain handed off.
+      if (task?.snapshot && attemptsSpent(task.snapshot.context, attempt) > maxAttempts) task = await changes.apply(id, null, lost("lost", false), task, fence);
       if (task?.snapshot) task = await changes.apply(id, null, () => ({ type: "attempt.claimed", attempt, at: this.now() }), task, fence);
     } catch (error) {
       if (error instanceof AttemptFenced) return { outcome: "fenced", attempt };
@@ -178,12 +179,12 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
   }
 
   /**
-   * A drain's hand-off: the chart releases the task (an attempt is left), the store lets another instance
-   * claim it at once, and the run here stops with the `shutdown` reason.
+   * A drain's hand-off: the chart releases the task (a hand-off spends none of its run's attempts), the
+   * store lets another instance claim it at once, and the run here stops with the `shutdown` reason.
    */
   protected async handOff(task: LocalTask): Promise<boolean> {
     const fence = task.fence;
-    if (!fence || !this.store.release || fence.attempt >= task.maxAttempts) return false;
+    if (!fence || !this.store.release || !attemptLeftAfter(task.snapshot.context, "shutdown", task.maxAttempts)) return false;
     const { maxAttempts } = task;
     try {
       const released = await this.local.serialize(task, async () => {

@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createActor, transition, type Actor, type SnapshotFrom } from "xstate";
 import {
+  attemptLeftAfter,
+  attemptsSpent,
   taskMachine,
   type InputRequest,
   type TaskEvent,
@@ -62,6 +64,11 @@ function checkStep(prev: Snapshot, event: TaskEvent, next: Snapshot, tracker: Tr
     expect(next.context).toStrictEqual(prev.context);
     return;
   }
+
+  // Hand-offs are counted one at a time, each by the release of a drained attempt, and never uncounted.
+  const handedOff = (next.context.handedOff ?? 0) - (prev.context.handedOff ?? 0);
+  const handOff = event.type === "attempt.lost" && event.reason === "shutdown" && prev.context.released !== true && next.context.released === true;
+  expect(handedOff, "hand-offs counted").toBe(handOff ? 1 : 0);
 
   // Issued keys are only ever appended.
   expect(next.context.issuedKeys.slice(0, prev.context.issuedKeys.length)).toStrictEqual(prev.context.issuedKeys);
@@ -155,7 +162,7 @@ describe("attempts of a run found by name", () => {
   const lost = (reason: "lost" | "shutdown" | "unserved" | "refused", retryable: boolean, maxAttempts = 3): TaskEvent => ({ type: "attempt.lost", reason, retryable, maxAttempts, at });
 
   it("keeps a retryable task working and released while attempts are left, then fails it with the count", () => {
-    const seen = replay([{ type: "attempt.claimed", attempt: 1, at }, lost("lost", true), { type: "attempt.claimed", attempt: 2, at }, lost("shutdown", true), { type: "attempt.claimed", attempt: 3, at }, lost("lost", true)]);
+    const seen = replay([{ type: "attempt.claimed", attempt: 1, at }, lost("lost", true), { type: "attempt.claimed", attempt: 2, at }, lost("lost", true), { type: "attempt.claimed", attempt: 3, at }, lost("lost", true)]);
     expect(seen.map((s) => [s.value, s.context.attempt, s.context.released])).toStrictEqual([
       ["working", undefined, undefined],
       ["working", 1, false],
@@ -166,6 +173,68 @@ describe("attempts of a run found by name", () => {
       ["failed", 3, false],
     ]);
     expect(seen.at(-1)!.context.error).toStrictEqual({ code: -32603, message: "The server instance running this task was lost", data: { attempts: 3, reason: "lost" } });
+  });
+
+  it("spends no attempt on a drain's hand-off: handed off past maxAttempts, it stays working and counts the hand-offs", () => {
+    const events: TaskEvent[] = [];
+    for (let attempt = 1; attempt <= 5; attempt++) events.push({ type: "attempt.claimed", attempt, at }, lost("shutdown", true));
+    const seen = replay(events);
+    expect(seen.slice(1).map((s) => [s.value, s.context.attempt, s.context.released, s.context.handedOff])).toStrictEqual(
+      [1, 2, 3, 4, 5].flatMap((attempt) => [
+        ["working", attempt, false, attempt === 1 ? undefined : attempt - 1],
+        ["working", attempt, true, attempt],
+      ]),
+    );
+    expect(attemptsSpent(seen.at(-1)!.context)).toBe(0);
+  });
+
+  it("bounds the attempts lost, not those handed off, and says how many were handed off when it fails", () => {
+    const claim = (attempt: number): TaskEvent => ({ type: "attempt.claimed", attempt, at });
+    // Two hand-offs, then three losses: the third loss spends the last of 3 attempts.
+    const seen = replay([claim(1), lost("shutdown", true), claim(2), lost("lost", true), claim(3), lost("shutdown", true), claim(4), lost("lost", true), claim(5), lost("lost", true)]);
+    expect(seen.slice(1).filter((_, i) => i % 2 === 1).map((s) => [s.value, s.context.released, s.context.handedOff ?? 0, attemptsSpent(s.context)])).toStrictEqual([
+      ["working", true, 1, 0],
+      ["working", true, 1, 1],
+      ["working", true, 2, 1],
+      ["working", true, 2, 2],
+      ["failed", false, 2, 3],
+    ]);
+    expect(seen.at(-1)!.context.error).toStrictEqual({
+      code: -32603,
+      message: "The server instance running this task was lost",
+      data: { attempts: 5, reason: "lost", handedOff: 2 },
+    });
+  });
+
+  it("never hands off a run that allows one attempt: the drain's loss fails it", () => {
+    const end = replay([{ type: "attempt.claimed", attempt: 1, at }, lost("shutdown", true, 1)]).at(-1)!;
+    expect([end.value, end.context.error?.data]).toStrictEqual(["failed", { attempts: 1, reason: "shutdown" }]);
+  });
+
+  it("agrees with the runtime's own counts: a claim past the budget is judged by attemptsSpent, a hand-off by attemptLeftAfter", () => {
+    const context = { attempt: 4, handedOff: 2 };
+    expect(attemptsSpent(context)).toBe(2);
+    // Attempt 6 claimed after attempt 5 was lost unseen: 3 attempts spent before it, so with 3 it is past the budget.
+    expect(attemptsSpent(context, 6)).toBe(4);
+    expect(attemptLeftAfter(context, "lost", 3)).toBe(true);
+    expect(attemptLeftAfter(context, "lost", 2)).toBe(false);
+    expect(attemptLeftAfter(context, "shutdown", 2)).toBe(true);
+    expect(attemptLeftAfter(context, "shutdown", 1)).toBe(false);
+  });
+
+  it("reads a snapshot persisted before hand-offs were counted as having none", () => {
+    const actor = createActor(taskMachine, { input: { ...MODEL_INPUT, attempt: 1 } }).start();
+    actor.send({ type: "attempt.claimed", attempt: 2, at });
+    const persisted = actor.getPersistedSnapshot() as { context: Record<string, unknown> };
+    actor.stop();
+    expect(persisted.context).not.toHaveProperty("handedOff");
+    const restored = createActor(taskMachine, { snapshot: JSON.parse(JSON.stringify(persisted)) as never }).start();
+    restored.send(lost("lost", true));
+    expect([restored.getSnapshot().value, restored.getSnapshot().context.released, attemptsSpent(restored.getSnapshot().context)]).toStrictEqual(["working", true, 2]);
+    restored.send({ type: "attempt.claimed", attempt: 3, at });
+    restored.send(lost("shutdown", true));
+    expect(restored.getSnapshot().context).toMatchObject({ released: true, handedOff: 1 });
+    restored.stop();
   });
 
   it("fails a run that is not retryable at its first loss, saying why", () => {

@@ -208,6 +208,37 @@ describe("runs found by name on Redis", () => {
     expect(seen.map((s) => s.attempt)).toEqual([1, 2]);
   });
 
+  it("spends no attempt on a drain's hand-off: handed off three times past maxAttempts 2, two losses still fail it, counting both", async () => {
+    const { prefix, seen, reasons, a, taskId } = await firstAttempt({ maxAttempts: 2 });
+    const watcher = instance(prefix, []);
+    const blocking = (who: string) => instance(prefix, [stepsRun(who, seen, reasons, { blocks: true, maxAttempts: 2 })]);
+    // Each drain hands the task to the one instance then serving the run besides the drained one.
+    let holder = a;
+    for (const who of ["b", "c", "d"]) {
+      const next = blocking(who);
+      expect(await holder.plugin.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 1, failed: 0 });
+      await until(() => seen.length === ["a", "b", "c", "d"].indexOf(who) + 1, 10_000, `attempt ${seen.length + 1} on ${who}`);
+      expect(await watcher.get(taskId)).toMatchObject({ status: "working", _meta: { [ATTEMPT]: seen.length } });
+      holder = next;
+    }
+    expect(seen.map((s) => [s.who, s.attempt])).toEqual([["a", 1], ["b", 2], ["c", 3], ["d", 4]]);
+    expect(seen.at(-1)!.checkpoint).toEqual({ done: 1 });
+    expect(reasons).toEqual([1, 2, 3].map((n) => expect.stringMatching(new RegExp(`^Attempt ${n} was stopped: .*shutdown`))));
+
+    // Lost attempts still count: attempt 4 lost (1 of 2), attempt 5 lost (2 of 2) fails it.
+    for (const who of ["e", "f"]) {
+      const next = who === "e" ? blocking(who) : instance(prefix, [stepsRun(who, seen, reasons, { maxAttempts: 2 })]);
+      await holder.store.close();
+      await holder.lose();
+      if (who === "e") await until(() => seen.length === 5, 10_000, "attempt 5 on e");
+      holder = next;
+    }
+    await until(async () => (await watcher.get(taskId)).status === "failed", 10_000, "the task failing");
+    const failed = await watcher.get(taskId);
+    expect(failed.error).toEqual({ code: -32603, message: "The server instance running this task was lost", data: { attempts: 5, reason: "lost", handedOff: 3 } });
+    expect(seen.map((s) => s.attempt)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it("hands a retryable task off at once on drain, and a task cancelled while released is never run again", async () => {
     const { prefix, seen, reasons, a, taskId } = await firstAttempt();
     const watcher = instance(prefix, []);
