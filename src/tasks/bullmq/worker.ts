@@ -27,8 +27,8 @@ export interface TaskWorkerOptions extends BullmqConnectionOptions {
   stalledCheckMs?: number;
   /**
    * How many times BullMQ may find a job's worker dead before it gives up on the job (and the task fails
-   * with its reason). Keep it above the runs' `maxAttempts`: the store's claims count the attempts and
-   * fail the task after the last one. Default 10.
+   * with its reason). Keep it above the runs' `maxAttempts`: the chart counts the attempts lost and fails
+   * the task after the last one (a drain's hand-off is no stall, and spends none). Default 10.
    */
   maxStalledCount?: number;
   /** How long a job whose run this worker does not serve waits before it is offered again. Default 1000. */

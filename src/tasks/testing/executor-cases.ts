@@ -120,6 +120,20 @@ export function taskExecutorSuite(kit: TaskExecutorKitOptions): void {
       equal(c.seen.started, [`${taskId}:1:worker-a`, `${taskId}:2:worker-b`], "exactly two attempts, one per worker");
     });
 
+    test("a worker's drain spends no attempt: handed off by two drains, a run allowed 2 attempts completes as attempt 3", async (c) => {
+      const first = await c.worker("worker-a");
+      const { taskId } = await tasksClient(c.web).create("relay");
+      await c.until(async () => equal((await statusOf(c.web, taskId)).statusMessage, "Relaying attempt 1 in worker-a"));
+      const second = await c.worker("worker-b");
+      await first.stop();
+      await c.until(async () => equal((await statusOf(c.web, taskId)).statusMessage, "Relaying attempt 2 in worker-b"));
+      await c.worker("worker-c");
+      await second.stop();
+      const done = await untilStatus(c, c.web, taskId, "completed");
+      equal(done.result.content, [{ type: "text", text: "attempt 3 in worker-c after worker-a, worker-b" }], "attempt 3 ran from the checkpoint both drained attempts carried on");
+      equal(c.seen.started, [`${taskId}:1:worker-a`, `${taskId}:2:worker-b`, `${taskId}:3:worker-c`], "one attempt per worker");
+    });
+
     test("a worker's host: gone for an unknown task, unserved for a run it does not serve, and fail ends a task naming the executor", async (c) => {
       const { plugin: bare } = await c.worker("worker-bare", { runs: false });
       equal(await bare.execute("no-such-task"), { outcome: "gone" }, "an unknown task is gone");

@@ -97,6 +97,19 @@ function kitRuns(label: string, seen: Seen) {
         return untilAborted(task);
       },
     }),
+    // Held by every attempt a drain may hand off (its budget is 2), finished by the first past it.
+    relay: defineTaskRun({
+      name: "kit.relay",
+      maxAttempts: 2,
+      async run(task) {
+        began(task.taskId, task.attempt);
+        const by = (task.checkpoint as { by: string[] } | undefined)?.by ?? [];
+        if (task.attempt > 2) return `attempt ${task.attempt} in ${label} after ${by.join(", ")}`;
+        await task.saveCheckpoint({ by: [...by, label] });
+        task.update({ statusMessage: `Relaying attempt ${task.attempt} in ${label}` });
+        return untilAborted(task);
+      },
+    }),
   };
 }
 
@@ -106,6 +119,7 @@ function kitTools(runs: ReturnType<typeof kitRuns>, label: string) {
     defineTool({ name: "where", inputSchema: { type: "object", properties: { n: { type: "integer" } } }, handler: (event, args) => mcpTask(event, { run: runs.where, input: { n: (args.n as number | undefined) ?? 0 } }) }),
     defineTool({ name: "ask", handler: (event) => mcpTask(event, { run: runs.ask, input: {} }) }),
     defineTool({ name: "hold", handler: (event) => mcpTask(event, { run: runs.hold, input: {} }) }),
+    defineTool({ name: "relay", handler: (event) => mcpTask(event, { run: runs.relay, input: {} }) }),
     defineTool({ name: "closure", handler: (event) => mcpTask(event, { run: async () => `closure ran in ${label}` }) }),
   ];
 }
@@ -125,7 +139,7 @@ export interface Cluster {
   until<T>(check: () => T | Promise<T>): Promise<T>;
 }
 
-const WORKERS = 2;
+const WORKERS = 3;
 
 /** What a case may ask of the harness: the executor refusing every start, or the ids new tasks get. */
 export interface CaseOptions {
