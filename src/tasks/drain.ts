@@ -24,8 +24,8 @@ export interface DrainParts {
   idle(): Promise<void>;
   /**
    * Hands a task here off to another instance (its run aborted with the `shutdown` reason, the task left
-   * claimable at once); false when this task cannot be (a closure, no attempt left, a store nobody else
-   * reads). Absent: nothing is handed off.
+   * claimable at once, none of its run's attempts spent); false when this task cannot be (a closure, a run
+   * allowed a single attempt, a store nobody else reads). Absent: nothing is handed off.
    */
   handOff?(task: LocalTask): Promise<boolean>;
 }

@@ -184,7 +184,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
 
   /**
    * Hands a task here off to another instance as a drain ends (drain.ts): false when it cannot be (a closure,
-   * no attempt left, a store no other instance reads), and the drain fails it.
+   * a run allowed a single attempt, a store no other instance reads), and the drain fails it.
    */
   protected handOff(_task: LocalTask): Promise<boolean> {
     return Promise.resolve(false);
