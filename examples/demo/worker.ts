@@ -1,10 +1,11 @@
 // A worker process for the demo (`npm run worker`, docs/executors.md): with the demo's REDIS_URL and
 // MCP_TASKS_SECRET, it runs the durable runs (durable_steps, durable_ask) that demo instances started with
 // MCP_TASKS_EXECUTOR=bullmq enqueue. It has no HTTP server: its tasks plugin, made with the demo's options,
-// reaches each task through Redis. It prints a line with "ready" once it takes runs; a signal drains it
+// reaches each task through Redis. The plugin is installed in the demo's handler all the same (never served),
+// so that each attempt here is checked against its tool's outputSchema and goes through the plugins' hooks. It prints a line with "ready" once it takes runs; a signal drains it
 // (MCP_DRAIN_MS, as for the demo: runs still going then are handed to another worker) and it exits 0.
-import { mcpTasks } from "h3-mcp/tasks";
 import { startTaskWorker } from "h3-mcp/tasks/bullmq";
+import { createDemo } from "./app.ts";
 import { DEMO_DRAIN_MS, DEMO_LEASE_MS, demoEnvironment, envMs } from "./environment.ts";
 
 const env = process.env;
@@ -15,7 +16,7 @@ if (!env.REDIS_URL || !env.MCP_TASKS_SECRET) {
 const drainMs = envMs(env, "MCP_DRAIN_MS", DEMO_DRAIN_MS);
 const concurrency = envMs(env, "MCP_WORKER_CONCURRENCY", 4);
 const environment = await demoEnvironment({ ...env, MCP_TASKS_EXECUTOR: "bullmq" });
-const tasks = mcpTasks(environment.tasks);
+const { tasks } = createDemo(environment.tasks);
 const worker = startTaskWorker({
   tasks,
   url: env.REDIS_URL,

@@ -147,6 +147,8 @@ function compileServer(options: McpServerOptions, perCaller = false): CompiledSe
 
 export interface ServerResolver {
   resolve(event: H3Event): CompiledServer;
+  /** Static options only: what they compile to now, for work done away from any request. */
+  current?(): CompiledServer;
   /**
    * Static options only: compiles the options `next` makes of the current ones, at once; requests that
    * start afterwards see them. Throws (and nothing changes) when they do not compile.
@@ -174,6 +176,7 @@ export function createServerResolver(
     });
     return {
       resolve: () => compiled,
+      current: () => compiled,
       recompile(next) {
         compiled = compileServer(next(compiled.options));
       },

@@ -49,6 +49,11 @@ export interface McpTaskRunInfo {
   /** What the task carries from the call that created it (`mcpTasks({ origin })` and plugins' `taskOrigin`). */
   readonly origin?: JsonObject;
   /**
+   * For a run found by name (`defineTaskRun`): which attempt this run is, 1-based, as `task.attempt` in the
+   * run. Every attempt goes through the hook, wherever it runs; a closure's task has none.
+   */
+  readonly attempt?: number;
+  /**
    * Calls `listener` with the task, as `tasks/get` shows it, at each status change from now on (answers
    * given through any instance included), the final one last.
    */

@@ -8,6 +8,7 @@
 //   request-context.ts                  McpContext, the per-request context contract, and getMcpContext
 //   extension-plugin.ts                 the plugin contract: hooks (McpPlugin), and extensions (McpExtensionPlugin)
 //   hooks.ts                            the plugins' hooks composed at mount, one function per hook
+//   mounted-handler.ts                  a handler's tools and hooks, offered at mount to plugins working away from requests
 //   change-hub.ts                       list-changed and resource-updated announcements, fanned out to streams
 //   list-changes.ts                     adding, replacing, removing tools/prompts/resources after mount
 //   task-api.ts                         mcpTask, canCreateTask: they find the tasks plugin on the request

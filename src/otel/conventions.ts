@@ -27,6 +27,7 @@ export const ATTR = {
   taskIds: "mcp.task.ids",
   taskStatus: "mcp.task.status",
   taskStatusMessage: "mcp.task.status_message",
+  taskAttempt: "mcp.task.attempt",
   inputKeys: "mcp.task.input_request.keys",
   inputMethods: "mcp.task.input_request.methods",
   // Ours: refusals and client failures.

@@ -37,13 +37,20 @@ export function createTaskTracing(tracer: Tracer, meter: Meter, storeSize: TaskS
         kind: SpanKind.INTERNAL,
         root: true,
         links: creator && trace.isSpanContextValid(creator) ? [{ context: creator }] : undefined,
-        attributes: { [ATTR.operation]: "execute_tool", [ATTR.toolName]: tool, [ATTR.taskId]: task.taskId },
+        attributes: {
+          [ATTR.operation]: "execute_tool",
+          [ATTR.toolName]: tool,
+          [ATTR.taskId]: task.taskId,
+          // Each attempt of a run found by name is a span of its own, wherever it runs.
+          ...(task.attempt !== undefined && { [ATTR.taskAttempt]: task.attempt }),
+        },
       },
       context.active(),
     );
     const started = performance.now();
     const toolAttributes = { [ATTR.toolName]: tool };
-    created.add(1, toolAttributes);
+    // A later attempt runs a task created before (and counted by the instance that ran its first attempt).
+    if ((task.attempt ?? 1) === 1) created.add(1, toolAttributes);
     let status: McpTaskStatus["status"] = "working";
     active.add(1, { ...toolAttributes, [ATTR.taskStatus]: status });
     task.onStatus((change) => {

@@ -3,7 +3,7 @@
 // way), written by compare-and-set, then told to the actor here and to this instance's listeners.
 import type { TaskEvent } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import { isNotified, type TaskSnapshotLike } from "./envelopes.ts";
 import { toGetTaskResultJson } from "./kept-json.ts";
 import { nextSnapshot } from "./chart.ts";
 import type { Listeners } from "./listeners.ts";
@@ -60,7 +60,8 @@ export function createChanges(parts: { store: TaskStore; local: LocalTasks; list
     const version = task.version + 1;
     const next = step.snapshot;
     const json = step.final ? toGetTaskResultJson(next) : undefined;
-    const statusChanged = next.value !== task.snapshot.value;
+    // Listeners here and on every instance hear of it when the envelope changed (a new attempt included).
+    const statusChanged = isNotified(task.snapshot, next);
     // The actor of a task that runs here takes the event from here, once written: no other instance needs it.
     const here = local.has(id);
     const change = { version, snapshot: next, statusChanged, json, event: here ? undefined : event };

@@ -24,6 +24,14 @@ export function isTerminalStatus(value: TaskStateValue): boolean {
   return value === "completed" || value === "failed" || value === "cancelled";
 }
 
+/**
+ * Whether listeners hear of a change (`notifications/tasks`): what the envelope tells of the task beyond its
+ * status message and times changed, that is its status, or the attempt of a run found by name (its `_meta`).
+ */
+export function isNotified(previous: TaskSnapshotLike, next: TaskSnapshotLike): boolean {
+  return next.value !== previous.value || next.context.attempt !== previous.context.attempt;
+}
+
 /** The Task fields common to every envelope. Picks named fields; never spreads context. */
 export function toTask(snapshot: TaskSnapshotLike, resultType?: "complete"): JsonObject {
   const c = snapshot.context;

@@ -8,7 +8,7 @@ import { hasAnswerShape } from "../features/mrtr/answers.ts";
 import type { ListenFilter, ListenStream, McpPluginMethod } from "../features/extension-plugin.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { RawJson } from "../protocol/wire.ts";
-import { EMPTY_ACK, isTerminalStatus, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
+import { EMPTY_ACK, isNotified, isTerminalStatus, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import { unrefTimerAt } from "../utils/timers.ts";
 import { isThenable } from "../utils/is-thenable.ts";
@@ -126,11 +126,11 @@ function wellFormedAnswers(outstanding: Record<string, InputRequest>, responses:
 /** Subscribes `stream` to one task and sends its current state; false when the caller may not have it. */
 function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner: string): MaybePromise<boolean> {
   let stopTimer: (() => void) | undefined;
-  // A change may arrive before the current state below is sent: each status goes out once.
-  let sent: string | undefined;
+  // A change may arrive before the current state below is sent: each status (and attempt) goes out once.
+  let sent: TaskSnapshotLike | undefined;
   const send = (snapshot: TaskSnapshotLike) => {
-    if (snapshot.value === sent) return;
-    sent = snapshot.value;
+    if (sent && !isNotified(sent, snapshot)) return;
+    sent = snapshot;
     stream.notify("notifications/tasks", toDetailedTask(snapshot));
     if (isTerminalStatus(snapshot.value)) stopTimer?.();
   };
@@ -139,13 +139,12 @@ function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner:
     const { task, off } = subscription;
     stream.onClose(off);
     if (task.json !== undefined) {
-      if (sent === undefined) stream.notify("notifications/tasks", toDetailedTask(snapshotFromKeptJson(task.json)));
-      sent = task.status;
+      if (sent === undefined) send(snapshotFromKeptJson(task.json));
       return true;
     }
     // A change delivered meanwhile is newer than the state read: it stands.
     if (sent === undefined) send(task.snapshot);
-    if (task.expiresAt !== Infinity && !isTerminalStatus(sent as TaskSnapshotLike["value"])) {
+    if (task.expiresAt !== Infinity && !isTerminalStatus(sent!.value)) {
       stopTimer = expiryTimer(deps, id, task.expiresAt);
       stream.onClose(stopTimer);
     }

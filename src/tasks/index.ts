@@ -11,7 +11,8 @@
 //   changes.ts, shared-tick.ts, listeners.ts   changes through a shared store (compare-and-set), its lease
 //                  and catch-up, and this instance's listen streams
 //   drain.ts       draining an instance before it stops: no new run, a deadline, then hand-off or failure
-//   task-runs.ts, attempt-run.ts   runs found by name (defineTaskRun) and what one attempt at one works with
+//   task-runs.ts, attempt-run.ts   runs found by name (defineTaskRun) and what one attempt at one works with;
+//                  mounted-tools.ts the tool and hooks an attempt away from its creating request starts with
 //   executor.ts    the executor seam: where a named run's attempts execute, and what a worker process holds;
 //                  execution-host.ts how the plugin works both of its halves
 //   store.ts       the task store contract (what a store persists, makes atomic, may drop, and feeds back);

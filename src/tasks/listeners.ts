@@ -1,8 +1,8 @@
 // Listen streams of this instance, per task: fed by the runtime's own writes and by the store's feed
 // (changes made by other instances), and by the periodic catch-up when a change was lost. A listener
-// sees each status change once, in version order.
+// sees each change it hears of (a new status or a new attempt, `isNotified`) once, in version order.
 import type { TaskEvent } from "../../machines/task.machine.ts";
-import { isTerminalStatus, type TaskSnapshotLike } from "./envelopes.ts";
+import { isNotified, isTerminalStatus, type TaskSnapshotLike } from "./envelopes.ts";
 import { nextSnapshot } from "./chart.ts";
 
 type Listener = (snapshot: TaskSnapshotLike) => void;
@@ -11,7 +11,7 @@ interface Listened {
   readonly listeners: Set<Listener>;
   /** The owner key the streams were agreed to with, for reading the task again. */
   readonly owner: string;
-  /** The newest version seen and the last status change delivered. */
+  /** The newest version seen and the last change delivered. */
   version: number;
   snapshot: TaskSnapshotLike;
   readonly expiresAt: number;
@@ -67,14 +67,15 @@ export function createListeners() {
       };
     },
     /**
-     * A change of `id` to `version`; `snapshot` when its status changed (or is the newest known state,
-     * from a catch-up read). Older versions are ignored, so a late change never goes back in time.
+     * A change of `id` to `version`; `snapshot` when listeners hear of it (`isNotified`: its status or its
+     * attempt changed), or the newest known state, from a catch-up read. Older versions are ignored, so a
+     * late change never goes back in time.
      */
     changed(id: string, version: number, snapshot: TaskSnapshotLike | undefined) {
       const task = tasks.get(id);
       if (!task || version <= task.version) return;
       task.version = version;
-      if (snapshot && snapshot.value !== task.snapshot.value) deliver(id, task, snapshot);
+      if (snapshot && isNotified(task.snapshot, snapshot)) deliver(id, task, snapshot);
     },
     /** A listened task's final state, read back from the store: it ends whatever version was seen. */
     finished(id: string, snapshot: TaskSnapshotLike) {

@@ -22,7 +22,7 @@ export class LocalTaskRuntime extends BaseTaskRuntime {
     task.actor?.send(event);
   }
 
-  protected recorded(task: LocalTask, snapshot: TaskSnapshotLike, statusChanged: boolean, final: boolean): void {
+  protected recorded(task: LocalTask, snapshot: TaskSnapshotLike, notified: boolean, final: boolean): void {
     const version = ++task.applied;
     let json: string | undefined;
     if (final) {
@@ -31,8 +31,8 @@ export class LocalTaskRuntime extends BaseTaskRuntime {
       task.result = undefined;
       json = toGetTaskResultJson(snapshot, result && snapshot.context.result === result.value ? result.json : undefined);
     }
-    void this.store.write(task.id, { version, snapshot, statusChanged, json });
-    if (statusChanged && this.listeners.taskCount) this.listeners.changed(task.id, version, snapshot);
+    void this.store.write(task.id, { version, snapshot, statusChanged: notified, json });
+    if (notified && this.listeners.taskCount) this.listeners.changed(task.id, version, snapshot);
   }
 
   protected judge(id: string, _owner: string, task: TaskRecord | undefined): TaskRecord | undefined {

@@ -13,6 +13,8 @@ import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
 import { drainingRefusal, type DrainOptions } from "./drain.ts";
 import type { DrainReport, TaskExecutionHost, TaskExecutor } from "./executor.ts";
 import { executionHost } from "./execution-host.ts";
+import { watchMountedHandlers } from "../features/mounted-handler.ts";
+import { mountedTools } from "./mounted-tools.ts";
 import { keepAliveFor, keepAliveRefusal } from "./keep-alive.ts";
 import { memoryTaskStore, type MemoryTaskStore } from "./memory-store.ts";
 import { ownerKey, UNBOUND, unkeyableOwner } from "./owner.ts";
@@ -128,6 +130,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
   const executor = checkedExecutor(options.executor, store);
   // A store only this process uses answers synchronously from its memory: only a shared one can be down.
   const availability = new Set<(change: McpStoreAvailability) => void>();
+  const mounted = mountedTools();
   const runtime = createTaskRuntime({
     store: store.shared ? watchStore(store, now, availability) : store,
     limits: { max, maxPerOwner },
@@ -138,6 +141,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
     bound: bind !== undefined,
     inspect: options.inspect,
     runs: servedRuns(options.runs),
+    mounted,
     ...(executor && { executor, claims: !executor.redelivers }),
   });
   const host = executionHost(runtime, executor);
@@ -184,6 +188,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
   });
   if (store.relayAnnouncements) watchHub(plugin, (hub) => store.relayAnnouncements!(hub));
   watchAvailabilityReports(plugin, (report) => availability.add(report));
+  watchMountedHandlers(plugin, (handler) => mounted.add(handler));
 
   /**
    * A store that can tell synchronously (in memory) refuses here exactly when creating would; a shared

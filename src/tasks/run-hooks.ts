@@ -48,6 +48,8 @@ function runInfo(task: LocalTask, tool: ToolDefinition<any>, origin: TaskOrigin 
     taskId: task.id,
     tool,
     origin,
+    // A run found by name holds the task with its attempt's fence.
+    ...(task.fence && { attempt: task.fence.attempt }),
     onStatus(listener) {
       // A task that already ended has nothing more to tell.
       if (!task.actor) return;

@@ -7,7 +7,7 @@ import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskClosureOptions, McpTaskNamedRunOptions, McpTaskOptions, McpTaskRunDefinition } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
 import type { ClientCapabilities, CreateTaskResult, JsonObject } from "../protocol/types.ts";
-import { isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
+import { isNotified, isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
 import { untilIdle, type KeepAlive } from "./keep-alive.ts";
@@ -68,8 +68,11 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
   abstract dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void>;
   abstract send(id: string, owner: string, eventOf: EventOf): MaybePromise<LocalTask | boolean>;
   abstract readonly stats: TaskRuntimeStats;
-  /** Records a change the actor here made (the local runtime writes it; the shared one wrote it before). */
-  protected abstract recorded(task: LocalTask, snapshot: TaskSnapshotLike, statusChanged: boolean, final: boolean): void;
+  /**
+   * Records a change the actor here made (the local runtime writes it; the shared one wrote it before);
+   * `notified`: listeners hear of it (`isNotified`).
+   */
+  protected abstract recorded(task: LocalTask, snapshot: TaskSnapshotLike, notified: boolean, final: boolean): void;
   /** A task's run started here. */
   protected started(_task: LocalTask): void {}
   /** A listen stream subscribed to a task. */
@@ -106,7 +109,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     const { options, store } = this;
     // A run found by name keeps its record with the task (its name, version and input), for a later attempt.
     const named = typeof task.run === "function" ? undefined : (task as McpTaskNamedRunOptions).run;
-    const record = named && runRecordOf(options.runs, task as McpTaskNamedRunOptions, store, ctx.clientCapabilities);
+    const record = named && runRecordOf(options.runs, task as McpTaskNamedRunOptions, store, ctx.clientCapabilities, ctx.tool?.def.name);
     // A run found by name is stored released, not run here, when this instance drains (another instance
     // claims it), when it does not claim (something else delivers lost attempts), or when an executor takes
     // the attempt. A store no other instance reads cannot take a released task: creation is refused.
@@ -247,10 +250,9 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     // The actor also reports an event that changed nothing, with the very same snapshot.
     if (snapshot === previous) return;
     task.snapshot = snapshot;
-    const statusChanged = snapshot.value !== previous.value;
     const final = isTerminalStatus(snapshot.value);
-    this.recorded(task, snapshot, statusChanged, final);
-    if (statusChanged) tellFollowers(task, snapshot);
+    this.recorded(task, snapshot, isNotified(previous, snapshot), final);
+    if (snapshot.value !== previous.value) tellFollowers(task, snapshot);
     if (final) this.endHere(task);
     task.watch?.(snapshot);
   }

@@ -71,9 +71,10 @@ export function sleepUnref(ms: number): Promise<void> {
 
 /**
  * The record a task made from a run found by name keeps: the run must be one this instance serves (so
- * some instance can run its later attempts), and its input JSON data (copied: every attempt gets the same).
+ * some instance can run its later attempts), and its input JSON data (copied: every attempt gets the same);
+ * `tool` names the tool whose call creates the task (every attempt's result is checked against it).
  */
-export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, store: TaskStore, caps: ClientCapabilities): TaskRunRecord {
+export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, store: TaskStore, caps: ClientCapabilities, tool: string | undefined): TaskRunRecord {
   const run = task.run;
   if (typeof run !== "object" || run === null || typeof run.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function or a run from defineTaskRun()");
   if (runs.get(run.name) !== run) throw new McpUsageError("TASK_RUN_UNSERVED", `mcpTask: the run ${run.name} is not in mcpTasks({ runs }): list it there on every instance that may run it`);
@@ -81,7 +82,7 @@ export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, stor
   // What asking for input on a later attempt, away from this request, checks the client declared.
   const client: JsonObject = {};
   for (const key of ["elicitation", "sampling", "roots"] as const) if (caps[key] !== undefined) client[key] = caps[key];
-  if (task.input === undefined) return { name: run.name, version: run.version, input: undefined, client };
+  if (task.input === undefined) return { name: run.name, version: run.version, input: undefined, client, tool };
   let json: string | undefined;
   try {
     json = JSON.stringify(task.input);
@@ -89,7 +90,7 @@ export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, stor
     json = undefined;
   }
   if (json === undefined) throw new McpUsageError("TASK_RUN_INPUT", `mcpTask: the input of run ${run.name} must be JSON data`);
-  return { name: run.name, version: run.version, input: JSON.parse(json), client };
+  return { name: run.name, version: run.version, input: JSON.parse(json), client, tool };
 }
 
 /** A run's call on a task that already ended. */

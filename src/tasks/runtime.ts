@@ -15,6 +15,7 @@ import type { DrainOptions } from "./drain.ts";
 import type { DrainReport, TaskExecution, TaskExecutor } from "./executor.ts";
 import type { KeepAlive } from "./keep-alive.ts";
 import type { LocalTask } from "./local-tasks.ts";
+import type { MountedTools } from "./mounted-tools.ts";
 import type { TaskHooks } from "./run-hooks.ts";
 import type { ServedRuns } from "./task-runs.ts";
 import type { CreateOutcome, TaskLimits, TaskOrigin, TaskRecord, TaskStore } from "./store.ts";
@@ -41,6 +42,8 @@ export interface TaskRuntimeOptions {
    * stored released and handed to it, never run here. Absent: they run here.
    */
   executor?: TaskExecutor;
+  /** The tools of the handlers the plugin is installed in, known at mount: what an attempt away from its creating request starts with. */
+  mounted: MountedTools;
 }
 
 /** What the runtime tells about itself, for tests and tooling. */

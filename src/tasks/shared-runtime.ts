@@ -11,7 +11,6 @@ import type { MaybePromise } from "../utils/maybe-promise.ts";
 import { lostEvent } from "./chart.ts";
 import { AttemptFenced, createChanges, type Changes, type EventOf } from "./changes.ts";
 import { LocalTask } from "./local-tasks.ts";
-import { resultPath, startRun } from "./run-outcome.ts";
 import { BaseTaskRuntime } from "./runtime-base.ts";
 import { actorFromSnapshot, isUnavailable, sleepUnref, waitedUnserved } from "./runtime-parts.ts";
 import type { TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
@@ -132,8 +131,8 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     this.started(entry);
     actor.subscribe(entry.observer);
     actor.start();
-    // Away from the request that created the task, the result is checked as a result, without the tool's outputSchema.
-    startRun(attemptRun, () => run.run(attemptRun, record.input), resultPath({ def: { name: run.name } }));
+    // As the first attempt: the result checked against the creating tool's outputSchema, inside wrapTaskRun.
+    this.options.mounted.start(attemptRun, () => run.run(attemptRun, record.input), entry, record, task.origin);
     return ended;
   }
 

@@ -22,6 +22,11 @@ export interface TaskRunRecord {
   readonly client?: JsonObject;
   /** The task's owner key, for the instance that claims it (a store may keep only a hash beside the task). */
   readonly owner?: string;
+  /**
+   * The name of the tool whose call created the task: every attempt's result is checked against that
+   * tool's `outputSchema`, and plugins' `wrapTaskRun` see that tool. Absent on records of earlier versions.
+   */
+  readonly tool?: string;
 }
 
 /**

@@ -110,7 +110,10 @@ export interface TaskWrite {
   readonly version: number;
   /** The snapshot after the change. */
   readonly snapshot: TaskSnapshot;
-  /** Whether the status changed (only then do listeners hear of the change). */
+  /**
+   * Whether listeners hear of the change (only then do they): its status changed, or a new attempt holds
+   * the task (the envelope shows the attempt). The name stays the one stores already read.
+   */
   readonly statusChanged: boolean;
   /**
    * Present when the task finished: its `tasks/get` JSON, which the store keeps from now on. It may drop
@@ -145,7 +148,7 @@ export interface TaskChange {
   readonly status: TaskStateValue;
   /** The event written with it, for the instance running the task (see `TaskWrite.event`). */
   readonly event?: TaskEvent;
-  /** The snapshot after the change, when the status changed. */
+  /** The snapshot after the change, when listeners hear of it (`TaskWrite.statusChanged`). */
   readonly snapshot?: TaskSnapshot;
 }
 

@@ -9,6 +9,7 @@ import { handleModern, type JsonRpcMessage } from "./modern.ts";
 import { reportUnexpected, staticExtensions, type Mount } from "./mount.ts";
 import { isExtension, offerAvailabilityReports, offerHub, type McpExtensionPlugin, type McpPlugin } from "../features/extension-plugin.ts";
 import { composeHooks } from "../features/hooks.ts";
+import { offerMountedHandler, type MountedHandler } from "../features/mounted-handler.ts";
 import { createRequestStateSigner, type RequestStateOptions } from "../features/mrtr/request-state-signer.ts";
 import { createOriginCheck, type OriginPolicy } from "./security.ts";
 import { createServerResolver, type McpServerOptions, type ServerResolver } from "../features/compiled-server.ts";
@@ -144,9 +145,12 @@ export function defineMcpHandler(
   };
   if (!config.auth && typeof options !== "function") assertScopesGuarded(options);
   const storeAvailability = mount.hooks.taskStoreAvailability;
+  const current = resolver.current;
+  const mounted: MountedHandler = { tool: current ? (name) => current().tools.get(name) : () => undefined, hooks: mount.hooks };
   for (const plugin of plugins) {
     offerHub(plugin, mount.hub);
     if (storeAvailability) offerAvailabilityReports(plugin, storeAvailability);
+    offerMountedHandler(plugin, mounted);
   }
   const checkOrigin = createOriginCheck(config);
   const maxBody = config.maxBodySize ?? DEFAULT_MAX_BODY;

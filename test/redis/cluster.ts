@@ -51,6 +51,11 @@ export function useRedisClusters() {
       open.push(c);
       return c;
     },
+    /** Closes `closable` (a store made by the test itself) after the test. */
+    closeAfter<T extends { close(): Promise<unknown> }>(closable: T): T {
+      open.push({ close: () => closable.close().catch(() => {}) });
+      return closable;
+    },
   };
 }
 

@@ -1,0 +1,168 @@
+// A later attempt of a run found by name, claimed on another instance after the first one's instance was
+// lost, behaves as the first attempt does, on a real redis-server: its result is checked against the
+// outputSchema of the tool that created the task (with the first attempt's error), it goes through the
+// plugins' wrapTaskRun with its attempt number, and listen streams hear that it started.
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { defineMcpHandler, defineMcpPlugin, defineTool } from "../../src/index.ts";
+import type { JsonObject } from "../../src/protocol/types.ts";
+import { defineTaskRun, mcpTask, mcpTasks, type McpTaskRunContext } from "../../src/tasks/index.ts";
+import { redisTaskStore } from "../../src/tasks/redis/index.ts";
+import { sseReader } from "../helpers/sse.ts";
+import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";
+import { until, useRedisClusters } from "./cluster.ts";
+
+const caps = { extensions: { [TASKS]: {} } };
+const ATTEMPT = "io.github.h3-mcp/attempt";
+const LEASE_MS = 300;
+const counted: JsonObject = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+
+const clusters = useRedisClusters();
+
+/** One wrapTaskRun call: where, for which task and tool, which attempt, and what `next()` gave or threw. */
+interface Wrapped {
+  who: string;
+  taskId: string;
+  tool: string;
+  attempt: number | undefined;
+  outcome?: unknown;
+}
+
+/** Resolves never; rejects once the task's signal aborts (a first attempt held until its instance is lost). */
+function heldUntilAborted(task: McpTaskRunContext): Promise<never> {
+  return new Promise((_, reject) => {
+    if (task.signal.aborted) reject(task.signal.reason);
+    else task.signal.addEventListener("abort", () => reject(task.signal.reason));
+  });
+}
+
+/**
+ * One instance on the shared Redis: run `report` (its first attempts held here when `holds`), offered by two
+ * tools, `strict` (an outputSchema wanting an integer `n`) and `loose` (none), and a plugin recording
+ * every wrapTaskRun.
+ */
+function instance(prefix: string, who: string, wrapped: Wrapped[], holds = false) {
+  const redis = clusters.redis;
+  const store = clusters.closeAfter(redisTaskStore({ url: redis.url, secret: "later-attempts-secret", prefix, leaseMs: LEASE_MS }));
+  const report = defineTaskRun({
+    name: "report",
+    maxAttempts: 2,
+    async run(task, input: { n: unknown }) {
+      if (holds && task.attempt === 1) await heldUntilAborted(task);
+      return { content: [{ type: "text", text: `attempt ${task.attempt} in ${who}` }], structuredContent: { n: input.n } };
+    },
+  });
+  const plugin = mcpTasks({ store, runs: [report] });
+  const recorder = defineMcpPlugin({
+    name: "recorder",
+    async wrapTaskRun(task, next) {
+      const entry: Wrapped = { who, taskId: task.taskId, tool: task.tool.name, attempt: task.attempt };
+      wrapped.push(entry);
+      try {
+        const result = await next();
+        entry.outcome = result.structuredContent;
+        return result;
+      } catch (error) {
+        entry.outcome = (error as Error).message;
+        throw error;
+      }
+    },
+  });
+  const tool = (name: string, outputSchema?: JsonObject) =>
+    defineTool({
+      name,
+      execution: { taskSupport: "required" },
+      inputSchema: { type: "object", properties: { n: {} } },
+      ...(outputSchema && { outputSchema }),
+      handler: (event, args) => mcpTask(event, { run: report, input: { n: args?.n } }),
+    });
+  const app = appFor(defineMcpHandler({ name: "later-attempts", version: "1", tools: [tool("strict", counted), tool("loose")] }, { plugins: [recorder, plugin] }));
+  return {
+    app,
+    store,
+    create: async (name: string, n: unknown) => {
+      const { body } = await call(app, "tools/call", { name, arguments: { n } }, { caps });
+      if (!body.result) throw new Error(JSON.stringify(body));
+      return body.result;
+    },
+    get: async (taskId: string) => (await call(app, "tasks/get", { taskId }, { caps })).body.result,
+    /** The instance is lost: its store closed (it claims nothing more) and its lease gone from Redis. */
+    async lose() {
+      await store.close();
+      await redis.cli("DEL", store.leaseKey);
+    },
+  };
+}
+
+const prefixOf = () => `later-${randomUUID().slice(0, 8)}`;
+
+/** A task created on an instance that holds its first attempt; that instance is then lost and `b` claims attempt 2. */
+async function claimedElsewhere(tool: string, n: unknown) {
+  const prefix = prefixOf();
+  const wrapped: Wrapped[] = [];
+  const a = instance(prefix, "a", wrapped, true);
+  const b = instance(prefix, "b", wrapped);
+  const { taskId } = await a.create(tool, n);
+  await until(() => wrapped.length === 1);
+  return { a, b, wrapped, taskId };
+}
+
+describe("a later attempt behaves like the first", () => {
+  it("fails a claimed attempt whose result breaks the tool's outputSchema with the first attempt's error", async () => {
+    // The first attempt's verdict on the same result, where the task was created.
+    const firstWrapped: Wrapped[] = [];
+    const here = instance(prefixOf(), "here", firstWrapped);
+    const first = await here.create("strict", "seven");
+    await until(async () => (await here.get(first.taskId)).status === "failed");
+    const firstError = (await here.get(first.taskId)).error;
+    expect(firstError).toMatchObject({ code: -32603, message: "Tool strict returned structuredContent that does not match its outputSchema" });
+
+    const { a, b, taskId } = await claimedElsewhere("strict", "seven");
+    await a.lose();
+    await until(async () => (await b.get(taskId)).status === "failed", 10_000, "attempt 2 failing");
+    const failed = await b.get(taskId);
+    expect(failed._meta[ATTEMPT]).toBe(2);
+    expect(failed.error).toEqual(firstError);
+  });
+
+  it("checks each task against the tool that created it, when two tools offer one run", async () => {
+    const { a, b, taskId } = await claimedElsewhere("loose", "seven");
+    await a.lose();
+    await until(async () => (await b.get(taskId)).status === "completed", 10_000, "attempt 2 completing");
+    const done = await b.get(taskId);
+    expect(done.result.structuredContent).toEqual({ n: "seven" });
+    expect(done.result.content).toEqual([{ type: "text", text: "attempt 2 in b" }]);
+  });
+
+  it("runs a claimed attempt inside wrapTaskRun, with its attempt number and the creating tool", async () => {
+    const { a, b, wrapped, taskId } = await claimedElsewhere("strict", 7);
+    await a.lose();
+    await until(async () => (await b.get(taskId)).status === "completed", 10_000, "attempt 2 completing");
+    expect(wrapped[0]).toMatchObject({ who: "a", taskId, tool: "strict", attempt: 1 });
+    expect(wrapped[1]).toEqual({ who: "b", taskId, tool: "strict", attempt: 2, outcome: { n: 7 } });
+    expect(wrapped).toHaveLength(2);
+  });
+
+  it("tells listen streams that the next attempt started, with its number, before the task ends", async () => {
+    const { a, b, taskId } = await claimedElsewhere("strict", "seven");
+    const sse = sseReader(await b.app.fetch(modernRequest("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { caps, id: "watch" })));
+    expect((await sse.next()).method).toBe("notifications/subscriptions/acknowledged");
+    const frames: { status: string; attempt: unknown }[] = [];
+    const read = async () => {
+      const message = await sse.next(10_000);
+      expect(message.method).toBe("notifications/tasks");
+      frames.push({ status: message.params.status, attempt: message.params._meta[ATTEMPT] });
+      expect(message.params._meta["io.modelcontextprotocol/subscriptionId"]).toBe("watch");
+    };
+    await read();
+    await a.lose();
+    await read();
+    await read();
+    expect(frames).toEqual([
+      { status: "working", attempt: 1 },
+      { status: "working", attempt: 2 },
+      { status: "failed", attempt: 2 },
+    ]);
+    await sse.close();
+  });
+});
