@@ -19,7 +19,7 @@ it("hands a run with maxAttempts 3 off three times in a row, and it completes as
   // Read from a reader that serves no runs and stays up throughout.
   watcherStore = redisTaskStore({ url: cluster.redis.url, prefix: DEMO_PREFIX, leaseMs: 30_000, secret: "durability-test-secret" });
   const watcher = createTestClient(createDemo({ store: watcherStore }).app);
-  const id = await createTask(instances[0]!.client, "durable_steps", { steps: 60, stepMs: 100 });
+  const id = await createTask(instances[0]!.client, "durable_steps", { steps: 40, stepMs: 100 });
   const followed = follow(watcher, id, 60_000);
 
   for (let attempt = 1; attempt <= 3; attempt++) {
@@ -49,5 +49,5 @@ it("hands a run with maxAttempts 3 off three times in a row, and it completes as
     expect(started[i + 1]!.from).toBe(stop.after);
   }
   expect(stopped[2]!.after).toBeGreaterThan(stopped[0]!.after);
-  expect(task.result.structuredContent).toEqual({ steps: 60, attempt: 4, resumedFrom: stopped[2]!.after });
+  expect(task.result.structuredContent).toEqual({ steps: 40, attempt: 4, resumedFrom: stopped[2]!.after });
 }, 120_000);
