@@ -1,13 +1,16 @@
 // A later attempt of a run found by name, claimed on another instance after the first one's instance was
 // lost, behaves as the first attempt does, on a real redis-server: its result is checked against the
 // outputSchema of the tool that created the task (with the first attempt's error), it goes through the
-// plugins' wrapTaskRun with its attempt number, and listen streams hear that it started.
+// plugins' wrapTaskRun with its attempt number (the OpenTelemetry plugin's run span included), and listen
+// streams hear that it started.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { defineMcpHandler, defineMcpPlugin, defineTool } from "../../src/index.ts";
+import { defineMcpHandler, defineMcpPlugin, defineTool, type McpPlugin } from "../../src/index.ts";
+import { mcpOpenTelemetry } from "../../src/otel/index.ts";
 import type { JsonObject } from "../../src/protocol/types.ts";
 import { defineTaskRun, mcpTask, mcpTasks, type McpTaskRunContext } from "../../src/tasks/index.ts";
 import { redisTaskStore } from "../../src/tasks/redis/index.ts";
+import { testSdk } from "../helpers/otel-sdk.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";
 import { until, useRedisClusters } from "./cluster.ts";
@@ -15,6 +18,7 @@ import { until, useRedisClusters } from "./cluster.ts";
 const caps = { extensions: { [TASKS]: {} } };
 const ATTEMPT = "io.github.h3-mcp/attempt";
 const LEASE_MS = 300;
+const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const counted: JsonObject = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
 
 const clusters = useRedisClusters();
@@ -41,7 +45,7 @@ function heldUntilAborted(task: McpTaskRunContext): Promise<never> {
  * tools, `strict` (an outputSchema wanting an integer `n`) and `loose` (none), and a plugin recording
  * every wrapTaskRun.
  */
-function instance(prefix: string, who: string, wrapped: Wrapped[], holds = false) {
+function instance(prefix: string, who: string, wrapped: Wrapped[], holds = false, tracing?: McpPlugin) {
   const redis = clusters.redis;
   const store = clusters.closeAfter(redisTaskStore({ url: redis.url, secret: "later-attempts-secret", prefix, leaseMs: LEASE_MS }));
   const report = defineTaskRun({
@@ -76,12 +80,12 @@ function instance(prefix: string, who: string, wrapped: Wrapped[], holds = false
       ...(outputSchema && { outputSchema }),
       handler: (event, args) => mcpTask(event, { run: report, input: { n: args?.n } }),
     });
-  const app = appFor(defineMcpHandler({ name: "later-attempts", version: "1", tools: [tool("strict", counted), tool("loose")] }, { plugins: [recorder, plugin] }));
+  const app = appFor(defineMcpHandler({ name: "later-attempts", version: "1", tools: [tool("strict", counted), tool("loose")] }, { plugins: [...(tracing ? [tracing] : []), recorder, plugin] }));
   return {
     app,
     store,
-    create: async (name: string, n: unknown) => {
-      const { body } = await call(app, "tools/call", { name, arguments: { n } }, { caps });
+    create: async (name: string, n: unknown, meta?: Record<string, unknown>) => {
+      const { body } = await call(app, "tools/call", { name, arguments: { n } }, { caps, ...(meta && { meta }) });
       if (!body.result) throw new Error(JSON.stringify(body));
       return body.result;
     },
@@ -96,13 +100,16 @@ function instance(prefix: string, who: string, wrapped: Wrapped[], holds = false
 
 const prefixOf = () => `later-${randomUUID().slice(0, 8)}`;
 
-/** A task created on an instance that holds its first attempt; that instance is then lost and `b` claims attempt 2. */
-async function claimedElsewhere(tool: string, n: unknown) {
+/**
+ * A task created on instance `a`, which holds its first attempt; once `a` is lost, `b` claims attempt 2.
+ * `tracing` is installed on both, outermost.
+ */
+async function claimedElsewhere(tool: string, n: unknown, tracing?: McpPlugin, meta?: Record<string, unknown>) {
   const prefix = prefixOf();
   const wrapped: Wrapped[] = [];
-  const a = instance(prefix, "a", wrapped, true);
-  const b = instance(prefix, "b", wrapped);
-  const { taskId } = await a.create(tool, n);
+  const a = instance(prefix, "a", wrapped, true, tracing);
+  const b = instance(prefix, "b", wrapped, false, tracing);
+  const { taskId } = await a.create(tool, n, meta);
   await until(() => wrapped.length === 1);
   return { a, b, wrapped, taskId };
 }
@@ -141,6 +148,22 @@ describe("a later attempt behaves like the first", () => {
     expect(wrapped[0]).toMatchObject({ who: "a", taskId, tool: "strict", attempt: 1 });
     expect(wrapped[1]).toEqual({ who: "b", taskId, tool: "strict", attempt: 2, outcome: { n: 7 } });
     expect(wrapped).toHaveLength(2);
+  });
+
+  it("gives a claimed attempt its own run span, with its number, linked to the call that created the task", async () => {
+    const sdk = testSdk();
+    const tracing = mcpOpenTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider });
+    const { a, b, taskId } = await claimedElsewhere("strict", 7, tracing, { traceparent: `00-${TRACE}-00f067aa0ba902b7-01` });
+    await a.lose();
+    await until(async () => (await b.get(taskId)).status === "completed", 10_000, "attempt 2 completing");
+    await until(() => sdk.spans().some((s) => s.name === "execute_tool strict"), 3000, "the run span ending");
+    // Attempt 1's span went with its instance: the one ended is attempt 2's, on the instance that claimed it.
+    const runs = sdk.spans().filter((s) => s.name === "execute_tool strict");
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.attributes).toMatchObject({ "mcp.task.id": taskId, "mcp.task.attempt": 2, "mcp.task.status": "completed" });
+    const creating = sdk.spans().find((s) => s.name === "tools/call strict")!;
+    expect(runs[0]!.links.map((l) => l.context.spanId)).toEqual([creating.spanContext().spanId]);
+    expect(creating.spanContext().traceId).toBe(TRACE);
   });
 
   it("tells listen streams that the next attempt started, with its number, before the task ends", async () => {

@@ -1,11 +1,13 @@
 // The executor kit's cases (`taskExecutorSuite`): what any executor (docs/executors.md) must do, checked
 // over the wire with web instances and workers in this process on one shared store (executor-kit.ts).
 import { equal, includes, ok } from "./assert.ts";
-import { call, type Fetcher } from "./client.ts";
+import { META } from "../../protocol/types.ts";
+import { call, modernRequest, sseReader, type Fetcher } from "./client.ts";
 import { caps, tasksClient } from "./kit.ts";
 import { executorTest, type CaseOptions, type Cluster, type TaskExecutorKitOptions } from "./executor-kit.ts";
 
 export type { ExecutorUnderTest, TaskExecutorKitOptions } from "./executor-kit.ts";
+
 
 /**
  * Registers the executor test suite with your test runner: where runs execute, what reaches clients through
@@ -118,6 +120,30 @@ export function taskExecutorSuite(kit: TaskExecutorKitOptions): void {
       const done = await untilStatus(c, c.web, taskId, "completed");
       equal(done.result.content, [{ type: "text", text: 'attempt 2 in worker-b from {"savedBy":1}' }], "attempt 2 ran in the other worker from attempt 1's checkpoint");
       equal(c.seen.started, [`${taskId}:1:worker-a`, `${taskId}:2:worker-b`], "exactly two attempts, one per worker");
+      equal(c.seen.wrapped, [`${taskId}:1:worker-a:hold`, `${taskId}:2:worker-b:hold`], "each attempt went through wrapTaskRun in its worker, with its number");
+    });
+
+    test("an attempt in a worker is held to its tool's outputSchema, runs inside wrapTaskRun, and is told to listen streams", async (c) => {
+      const { taskId } = await tasksClient(c.webApps[0]!).create("strict");
+      // Listened to on the other web instance before any worker runs it: it waits for its first attempt.
+      const stream = sseReader(await c.webApps[1]!.fetch(modernRequest("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { caps, id: "kit-watch" })));
+      const settleMs = kit.settleMs ?? 10_000;
+      const frame = async () => {
+        let message = await stream.next(settleMs);
+        while (message?.method !== "notifications/tasks") message = await stream.next(settleMs);
+        return { status: message.params.status, attempt: message.params._meta?.[META.attempt] };
+      };
+      try {
+        equal(await frame(), { status: "working", attempt: 0 }, "the task as created: no attempt claimed yet");
+        await c.worker("worker-a");
+        equal(await frame(), { status: "working", attempt: 1 }, "the worker's claim of attempt 1, heard on another instance");
+        equal(await frame(), { status: "failed", attempt: 1 }, "then its end");
+      } finally {
+        await stream.close();
+      }
+      const failed = await statusOf(c.web, taskId);
+      includes(failed.error, { code: -32603, message: "Tool strict returned structuredContent that does not match its outputSchema" }, "the tool's outputSchema refused the worker's result");
+      equal(c.seen.wrapped, [`${taskId}:1:worker-a:strict`], "the run went through wrapTaskRun in the worker, as attempt 1 of the tool that created it");
     });
 
     test("a worker's drain spends no attempt: handed off by two drains, a run allowed 2 attempts completes as attempt 3", async (c) => {

@@ -4,6 +4,7 @@
 // process on one shared store, fed by the executor under test. executor-cases.ts holds the cases.
 import { mcpTask } from "../../features/task-api.ts";
 import { defineTool } from "../../features/tools.ts";
+import type { McpPlugin } from "../../features/extension-plugin.ts";
 import { defineMcpHandler } from "../../transport/handler.ts";
 import type { TaskAttempt, TaskExecutionHost, TaskExecutor } from "../executor.ts";
 import { mcpTasks, type McpTasksPlugin } from "../plugin.ts";
@@ -53,6 +54,19 @@ export interface Seen {
   readonly started: string[];
   /** `taskId:instance:reason` per run whose signal aborted. */
   readonly aborted: string[];
+  /** `taskId:attempt:instance:tool` per run the plugins' wrapTaskRun wrapped (a closure's attempt is `undefined`). */
+  readonly wrapped: string[];
+}
+
+/** A plugin recording each run its `wrapTaskRun` wraps on instance `label`. */
+function wrapRecorder(label: string, seen: Seen): McpPlugin {
+  return {
+    name: "kit-recorder",
+    wrapTaskRun(task, next) {
+      seen.wrapped.push(`${task.taskId}:${task.attempt}:${label}:${task.tool.name}`);
+      return next();
+    },
+  };
 }
 
 /** The kit's runs as one instance (`label`) has them: same names and versions everywhere. */
@@ -121,6 +135,12 @@ function kitTools(runs: ReturnType<typeof kitRuns>, label: string) {
     defineTool({ name: "hold", handler: (event) => mcpTask(event, { run: runs.hold, input: {} }) }),
     defineTool({ name: "relay", handler: (event) => mcpTask(event, { run: runs.relay, input: {} }) }),
     defineTool({ name: "closure", handler: (event) => mcpTask(event, { run: async () => `closure ran in ${label}` }) }),
+    // kit.where's result names the instance in `where`, a string: it breaks this tool's outputSchema.
+    defineTool({
+      name: "strict",
+      outputSchema: { type: "object", properties: { where: { type: "integer" } }, required: ["where"] },
+      handler: (event) => mcpTask(event, { run: runs.where, input: { n: 0 } }),
+    }),
   ];
 }
 
@@ -134,7 +154,10 @@ export interface Cluster {
   /** The attempts web instances handed to the executor. */
   readonly starts: TaskAttempt[];
   readonly executor: TaskExecutor;
-  /** Starts worker `label` (a tasks plugin on a store of its own, fed by the executor). */
+  /**
+   * Starts worker `label`: a tasks plugin on a store of its own, fed by the executor, installed (as the
+   * web instances' are) in a handler with the kit's tools and a plugin recording `wrapTaskRun`.
+   */
   worker(label: string, options?: { runs?: boolean }): Promise<{ plugin: McpTasksPlugin; stop(): Promise<unknown> }>;
   until<T>(check: () => T | Promise<T>): Promise<T>;
 }
@@ -155,7 +178,7 @@ export function executorTest(kit: TaskExecutorKitOptions, name: string, body: (c
     ok(stores.length === 2 + WORKERS, `open(${2 + WORKERS}) gives ${2 + WORKERS} stores`);
     const under = await kit.executor();
     const stops: (() => Promise<unknown>)[] = [];
-    const seen: Seen = { started: [], aborted: [] };
+    const seen: Seen = { started: [], aborted: [], wrapped: [] };
     const starts: TaskAttempt[] = [];
     const given = under.executor;
     // What web instances are given: the executor under test, its starts recorded (or refused).
@@ -173,7 +196,8 @@ export function executorTest(kit: TaskExecutorKitOptions, name: string, body: (c
     const apps = [0, 1].map((i) => {
       const runs = kitRuns(`web-${i}`, seen);
       const plugin = mcpTasks({ store: stores[i]!, runs: Object.values(runs), executor: watched, ...(options.taskId && { newTaskId: () => options.taskId! }) });
-      return { plugin, app: appFor(defineMcpHandler({ name: "kit", version: "1", tools: kitTools(runs, `web-${i}`) }, { plugins: [plugin] })) };
+      const plugins = [wrapRecorder(`web-${i}`, seen), plugin];
+      return { plugin, app: appFor(defineMcpHandler({ name: "kit", version: "1", tools: kitTools(runs, `web-${i}`) }, { plugins })) };
     });
     let nextStore = 2;
     const cluster: Cluster = {
@@ -185,8 +209,10 @@ export function executorTest(kit: TaskExecutorKitOptions, name: string, body: (c
       executor: given,
       async worker(label, workerOptions = {}) {
         ok(nextStore < stores.length, `at most ${WORKERS} workers per case`);
-        const runs = workerOptions.runs === false ? [] : Object.values(kitRuns(label, seen));
-        const plugin = mcpTasks({ store: stores[nextStore++]!, runs, executor: given });
+        const runs = kitRuns(label, seen);
+        const plugin = mcpTasks({ store: stores[nextStore++]!, runs: workerOptions.runs === false ? [] : Object.values(runs), executor: given });
+        // Installed in a handler made like a web instance's, never served: the attempts here find their tool and hooks.
+        defineMcpHandler({ name: "kit", version: "1", tools: kitTools(runs, label) }, { plugins: [wrapRecorder(label, seen), plugin] });
         const served = await under.serve(plugin);
         let stopped: Promise<unknown> | undefined;
         const stop = () => (stopped ??= served.stop());
