@@ -67,9 +67,9 @@ describe("SIGKILL", () => {
       { instance: "victim", attempt: 1, from: 0 },
       { instance: expect.not.stringMatching(/^victim$/), attempt: 2, from: resumedFrom },
     ]);
-    // Pushed to a listen stream too: no status but working until the end.
+    // Pushed to a listen stream too: no status but working until the end, and a frame when attempt 2 started.
     await listener.until((t) => t.taskId === id && t.status === "completed");
-    expect(listener.seen.filter((t) => t.taskId === id).map((t) => t.status)).toEqual(["working", "completed"]);
+    expect(listener.seen.filter((t) => t.taskId === id).map((t) => t.status)).toEqual(["working", "working", "completed"]);
 
     const lost = await closureFollowed;
     expect(lost.statuses).toEqual(["working", "failed"]);
