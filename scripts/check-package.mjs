@@ -58,6 +58,10 @@ try {
   for (const name of optionalPeers) check(!fromRoot.has(name), `the root entry loads the optional peer "${name}": only its own entry may`);
   // A server without authorization loads nothing of the JOSE library: only "h3-mcp/auth" does.
   check(!fromRoot.has("jose"), 'the root entry loads "jose": only "h3-mcp/auth" may');
+  // The Durable Object store is a backend of its own: its entry loads no other backend's package.
+  const doEntry = targets.get("./tasks/durable-object").find((f) => f.endsWith(".mjs"));
+  const fromDurableObject = packagesReachedFrom(path.join(pkgDir, doEntry));
+  for (const name of optionalPeers) check(!fromDurableObject.has(name), `"h3-mcp/tasks/durable-object" loads the optional peer "${name}"`);
 
   // 3. Linters on exactly what was packed. ESM only: require() works through Node's require(esm), which
   // the TypeScript inside arethetypeswrong does not model, hence its esm-only profile.

@@ -16,7 +16,8 @@
 //   executor.ts    the executor seam: where a named run's attempts execute, and what a worker process holds;
 //                  execution-host.ts how the plugin works both of its halves
 //   store.ts       the task store contract (what a store persists, makes atomic, may drop, and feeds back);
-//                  store-runs.ts its part for runs found by name (run records, fences, claims)
+//                  store-runs.ts its part for runs found by name (run records, fences, claims), and
+//                  run-seal.ts the seal shared stores keep their run records under (Redis, Durable Object)
 //   store-watch.ts a shared store's outages, told once at their start and end
 //   memory-store.ts, task-table.ts   the in-memory store: bounded, swept lazily in expiry order, off-heap
 //   handlers.ts    tasks/get, tasks/update, tasks/cancel, the taskIds listen filter

@@ -83,6 +83,25 @@ describe("the import graph of src/ and machines/", () => {
     expect(loading.map(rel).filter((file) => !file.startsWith("src/tasks/bullmq/"))).toEqual([]);
   });
 
+  it("keeps the Durable Object entry on its own backend: it reaches no Redis or BullMQ file and loads neither package", () => {
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const target of graph.get(file) ?? []) visit(target);
+    };
+    visit(path.join(root, "src/tasks/durable-object/index.ts"));
+    const files = [...reached].map(rel);
+    // The run records' seal is shared with the Redis store, from a file of neither backend.
+    expect(files).toContain("src/tasks/run-seal.ts");
+    expect(files.filter((file) => file.startsWith("src/tasks/redis/") || file.startsWith("src/tasks/bullmq/"))).toEqual([]);
+    const packages = new Set<string>();
+    for (const file of reached) {
+      for (const { fileName } of ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles) if (!fileName.startsWith(".")) packages.add(fileName.split("/")[0]!);
+    }
+    expect([...packages].filter((name) => name === "redis" || name === "bullmq" || name.startsWith("@redis"))).toEqual([]);
+  });
+
   it("keeps machines/ on xstate alone", () => {
     for (const file of [...graph.keys()].filter((f) => rel(f).startsWith("machines/"))) {
       const specs = ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((f) => f.fileName);

@@ -4,7 +4,7 @@
 // the isolate, and opened here: the object never holds a run's input, a user's answers or the owner key
 // in the clear, and a record changed in storage is refused rather than run.
 import type { ClaimableTask, ClaimOutcome, HoldOutcome, LoadedRun, TaskFence, TaskHold, TaskRunRecord } from "../store.ts";
-import { runSeal } from "../redis/run-records.ts";
+import { runSeal } from "../run-seal.ts";
 import { GONE, HELD_FENCED, WRITTEN, type NewRun, type StoredHold } from "./object-api.ts";
 import type { TasksObjectStub } from "./namespace.ts";
 

@@ -15,7 +15,7 @@ interface ChangeMessage {
   e?: TaskEvent;
   t: TaskSnapshotLike["value"];
   s?: TaskSnapshotLike;
-  /** For a task with a run: `e` and `s` as one sealed JSON object (see run-records.ts). */
+  /** For a task with a run: `e` and `s` as one sealed JSON object (see ../run-seal.ts). */
   x?: string;
 }
 

@@ -9,7 +9,7 @@
 //   hub-bridge.ts         list-changed and resource-updated announcements between instances
 //   run-holds.ts, run-scripts.ts, run-lua.ts   runs found by name: claims, hand-offs, fences, the claimable
 //                         tasks, their scripts and the Lua they share with creation and the compare-and-set
-//   run-records.ts, sealed-parts.ts   what of a task with a run is sealed under `secret`: its record, its
+//   sealed-parts.ts       what else of a task with a run is sealed under `secret` (../run-seal.ts): its
 //                         live snapshot, its change messages
 export { redisTaskStore } from "./redis-task-store.ts";
 export type { RedisTaskStore, RedisTaskStoreOptions, RedisTaskStoreStats } from "./redis-task-store.ts";

@@ -19,14 +19,14 @@ import type {
   TaskWrite,
   WriteOutcome,
 } from "../store.ts";
+import { isSealed, runSeal } from "../run-seal.ts";
 import { changeMessage, readChange, readReleased } from "./change-messages.ts";
 import { openConnection, type RedisClientLike } from "./connection.ts";
 import { createHubBridge } from "./hub-bridge.ts";
 import { storeKeys } from "./keys.ts";
 import { ownerHash, secretRequired } from "./owner-hash.ts";
 import { createReader, type ReadTask } from "./reader.ts";
-import { createRunHolds } from "./run-holds.ts";
-import { isSealed, runSeal, runsNeedSecret } from "./run-records.ts";
+import { createRunHolds, runsNeedSecret } from "./run-holds.ts";
 import { createSealedParts } from "./sealed-parts.ts";
 import { RENEW } from "./run-scripts.ts";
 import { APPLY, CREATE, CREATED, ID_TAKEN, OWNER_FULL, VERSIONS } from "./scripts.ts";

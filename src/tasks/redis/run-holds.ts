@@ -1,14 +1,22 @@
 // The Redis store's part for runs found by name: claims, hand-offs, the claimable tasks, and the sealed
 // run record, each one script (run-scripts.ts). The record is sealed here, before it leaves the process,
 // and opened here; its content is never put in an error.
+import type { RunSeal } from "../run-seal.ts";
 import type { ClaimableTask, ClaimOutcome, HoldOutcome, LoadedRun, TaskFence, TaskRunRecord } from "../store.ts";
 import { releasedMessage } from "./change-messages.ts";
 import type { Connection } from "./connection.ts";
 import type { StoreKeys } from "./keys.ts";
-import { runsNeedSecret, type RunSeal } from "./run-records.ts";
 import { CLAIM, CLAIMABLE, LOAD_RUN, RELEASE, SAVE_RUN } from "./run-scripts.ts";
 
 const HOLD_OUTCOMES: Record<number, HoldOutcome> = { 1: "written", 0: "fenced", [-1]: "gone" };
+
+/** The error a run found by name meets on a store without a secret. */
+export function runsNeedSecret(): TypeError {
+  return new TypeError(
+    "redisTaskStore: runs found by name (mcpTasks({ runs })) keep their input, checkpoint and answers in Redis, sealed " +
+      "under the store's `secret`: give every instance the same random value, e.g. redisTaskStore({ url, secret: process.env.MCP_TASKS_SECRET })",
+  );
+}
 
 export function createRunHolds(parts: { conn: Connection; keys: StoreKeys; seal: RunSeal | undefined; workerId: string; leaseMs: number }) {
   const { conn, keys, workerId, leaseMs } = parts;

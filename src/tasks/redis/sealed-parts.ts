@@ -5,7 +5,7 @@
 import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
 import type { TaskSnapshotLike } from "../envelopes.ts";
 import type { StoreKeys } from "./keys.ts";
-import { isSealed, type RunSeal } from "./run-records.ts";
+import { isSealed, type RunSeal } from "../run-seal.ts";
 import { encodeSnapshot } from "./snapshot-codec.ts";
 
 export function createSealedParts(keys: StoreKeys, seal: RunSeal | undefined) {

@@ -1,23 +1,15 @@
-// A run record as Redis holds it: sealed with AES-256-GCM under a key derived from the store's `secret`,
-// bound to its task (the task's key is the additional data, so a record moved to another task fails), so
-// Redis never holds a run's input or a user's answers in the clear, and a record changed there is
-// refused rather than run. The form is "1." + base64 of the 12-byte nonce, the ciphertext and the tag.
-// A task with a run has its live snapshot and its change messages sealed the same way (they hold the
-// questions asked and, for a moment, the answers), each bound to the task and to what it is.
+// The seal over what a shared store keeps of a run found by name outside the process (Redis, the tasks
+// Durable Object): AES-256-GCM under a key derived from the store's `secret`, bound to its task (the
+// binding is the additional data, so a record moved to another task fails), so the store never holds a
+// run's input or a user's answers in the clear, and a record changed there is refused rather than run.
+// The form is "1." + base64 of the 12-byte nonce, the ciphertext and the tag. `sealText` seals any other
+// text of a task with a run (the Redis store's live snapshot and change messages), bound to what it is.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
-import type { TaskRunRecord } from "../store.ts";
+import type { TaskRunRecord } from "./store.ts";
 
 const FORM = "1.";
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
-
-/** The error a run found by name meets on a store without a secret. */
-export function runsNeedSecret(): TypeError {
-  return new TypeError(
-    "redisTaskStore: runs found by name (mcpTasks({ runs })) keep their input, checkpoint and answers in Redis, sealed " +
-      "under the store's `secret`: give every instance the same random value, e.g. redisTaskStore({ url, secret: process.env.MCP_TASKS_SECRET })",
-  );
-}
 
 export interface RunSeal {
   seal(taskKey: string, record: TaskRunRecord): string;
