@@ -34,9 +34,16 @@ export class ObjectDeliveries {
     this.#sql.exec("INSERT INTO deliveries (id, server, due) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING", id, server, at);
   }
 
-  /** When the alarm must come next for the deliveries: the earliest due, or a heartbeat while any executes here. */
+  /**
+   * When the alarm must come next for the deliveries: the earliest due one not executing here, or a heartbeat
+   * while any executes here. An executing delivery's own due time is past: counting it would set the alarm
+   * into the past again and again while it runs, and workerd cancels an alarm handler it was about to run
+   * when the alarm is moved meanwhile (its "alarm handler canceled" warning).
+   */
   nextAt(at: number): number | null {
-    const [next] = this.#sql.exec<{ at: number | null }>("SELECT MIN(due) AS at FROM deliveries").toArray();
+    const [next] = this.#sql
+      .exec<{ at: number | null }>("SELECT MIN(due) AS at FROM deliveries WHERE id NOT IN (SELECT value FROM json_each(?))", JSON.stringify([...this.#executing]))
+      .toArray();
     const due = next?.at ?? null;
     if (!this.#executing.size) return due;
     return Math.min(due ?? Infinity, at + HEARTBEAT_MS);

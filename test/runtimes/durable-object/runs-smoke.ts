@@ -1,7 +1,8 @@
 // What both runs smokes share (durable-object-runs.smoke.ts, durable-object-runs-app-fetch.smoke.ts): one
 // Worker entry of runs-app.ts under `wrangler dev` on a state folder of its own, a client for it, and the
-// essentials every entry must pass: a named run completes in the object as its first attempt, and an input
-// round answered after the creating request is long over resumes the run there.
+// essentials every entry must pass: a named run completes in the object as its first attempt, an input
+// round answered after the creating request is long over resumes the run there, and workerd had no
+// alarm of the object to cancel meanwhile.
 import { copyFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -92,6 +93,12 @@ export function describeRunsInObject(title: string, name: string, script: string
       expect(done._meta?.[ATTEMPT], JSON.stringify(done)).toBe(1);
       expect(done.result.content).toEqual([{ type: "text", text: "went on in attempt 1" }]);
     }, 60_000);
+
+    it("workerd ran the object's alarms as set: none canceled for being moved while it was due", () => {
+      // The object's alarm follows the deliveries not executing; one that followed an executing delivery's
+      // past due time was set again and again while the run went on, and moved when it ended.
+      expect(worker.log()).not.toMatch(/alarm handler canceled|alarm overdue/);
+    });
 
     more(smoke);
   });
