@@ -4,7 +4,10 @@
 // over may wait forever without failing: every store call that needs the watch to run (a creation, a
 // listen read) restarts it when its last call started longer ago than a call can last. A store serving
 // runs found by name also hears every release (a hand-off, a task created for a claim) for a while after
-// each of its calls, so that an instance serving the run claims it at once.
+// each of its calls, so that an instance serving the run claims it at once. A call answers with the cursor
+// of the whole log, so a task (or the releases) taken up while a call that does not cover it waits would
+// have its changes of meanwhile skipped: such an interest starts a new call at once, from the earliest
+// cursor, and the answer of the call it replaces is let go.
 import type { TaskChange, TaskFeed } from "../store.ts";
 import type { TasksObjectStub } from "./namespace.ts";
 
@@ -34,6 +37,8 @@ export function createWatcher(stub: () => TasksObjectStub, feed: () => TaskFeed)
   let running = false;
   let closed = false;
   let releasesUntil = 0;
+  /** What the call waiting now covers: its tasks, and whether it hears releases. */
+  let covered: { ids: ReadonlySet<string>; releases: boolean } | undefined;
   const wanted = () => watched.size > 0 || releasesUntil > Date.now();
 
   const prune = (at: number) => {
@@ -49,8 +54,11 @@ export function createWatcher(stub: () => TasksObjectStub, feed: () => TaskFeed)
         break;
       }
       startedAt = Date.now();
+      const ids = [...watched.keys()];
+      const releases = releasesUntil > Date.now();
+      covered = { ids: new Set(ids), releases };
       try {
-        const answer = await stub().watch(cursor, [...watched.keys()], WAIT_MS, releasesUntil > Date.now());
+        const answer = await stub().watch(cursor, ids, WAIT_MS, releases);
         if (mine !== generation) return;
         cursor = Math.max(cursor, answer.cursor);
         const to = feed();
@@ -70,9 +78,10 @@ export function createWatcher(stub: () => TasksObjectStub, feed: () => TaskFeed)
     if (mine === generation) running = false;
   };
 
-  const start = () => {
+  /** Starts the loop unless it runs; `uncovered`: also when the call waiting now does not cover a new interest. */
+  const start = (uncovered = false) => {
     if (closed || !wanted()) return;
-    if (running && Date.now() - startedAt < WAIT_MS + STALL_MS) return;
+    if (running && !uncovered && Date.now() - startedAt < WAIT_MS + STALL_MS) return;
     running = true;
     startedAt = Date.now();
     void loop(++generation);
@@ -83,12 +92,12 @@ export function createWatcher(stub: () => TasksObjectStub, feed: () => TaskFeed)
       // The earliest cursor any interested call saw: no change after it is skipped.
       cursor = cursor === undefined ? at : Math.min(cursor, at);
       watched.set(id, Math.max(watched.get(id) ?? 0, until));
-      start();
+      start(running && covered !== undefined && !covered.ids.has(id));
     },
     hearReleases(until, at) {
       cursor = cursor === undefined ? at : Math.min(cursor, at);
       releasesUntil = Math.max(releasesUntil, until);
-      start();
+      start(running && covered !== undefined && !covered.releases);
     },
     forget(id) {
       watched.delete(id);
