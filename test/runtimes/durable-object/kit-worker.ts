@@ -1,12 +1,10 @@
 // A Worker that runs the task store kit (h3-mcp/tasks/testing) against the Durable Object store inside
-// workerd, as a consumer has both entries (the packed package). The kit registers its cases with the
-// small runner below; the test file (durable-object-kit.smoke.ts) asks for the list, then runs each case
-// as one request and checks the messages it read against the official schemas on the Node side.
-//   GET  /kit          the full names of every case, in order
-//   POST /kit/run      { name } → { ok, error?, shapes }
-import { AsyncLocalStorage } from "node:async_hooks";
+// workerd, as a consumer has both entries (the packed package), one case per request (kit-requests.ts). The
+// test file (durable-object-kit.smoke.ts) asks for the list, then runs each case and checks the messages
+// it read against the official schemas on the Node side.
 import { durableObjectTaskStore, type DurableObjectTaskStore, type TasksObjectNamespace } from "h3-mcp/tasks/durable-object";
-import { taskStoreSuite, type TaskShape } from "h3-mcp/tasks/testing";
+import { taskStoreSuite } from "h3-mcp/tasks/testing";
+import { kitWorker } from "./kit-requests.ts";
 
 export { McpTasksObject } from "h3-mcp/tasks/durable-object";
 
@@ -14,19 +12,7 @@ interface Env {
   MCP_TASKS: TasksObjectNamespace;
 }
 
-/** What one case read, by kind, for the schema checks done by the caller. */
-type Shapes = { kind: TaskShape; value: unknown }[];
-
-const current = new AsyncLocalStorage<{ env: Env; shapes: Shapes }>();
-const running = () => current.getStore() ?? fail("a kit case ran outside its request");
-
-let cases: Map<string, () => Promise<void>> | undefined;
-
-/** Registers the kit's cases (once per isolate, at the first request: nothing runs at import). */
-function kitCases(): Map<string, () => Promise<void>> {
-  if (cases) return cases;
-  const found = new Map<string, () => Promise<void>>();
-  const path: string[] = [];
+const kit = kitWorker<Env>((runner) =>
   taskStoreSuite({
     name: "Durable Object store under workerd",
     shared: true,
@@ -37,7 +23,7 @@ function kitCases(): Map<string, () => Promise<void>> {
     // several cases sharing workerd's one thread on a busy machine does not lapse.
     open() {
       const name = `kit-${crypto.randomUUID()}`;
-      return [0, 1].map(() => durableObjectTaskStore(running().env.MCP_TASKS, { name, secret: "kit-secret", leaseMs: 3000 }));
+      return [0, 1].map(() => durableObjectTaskStore(kit.running().env.MCP_TASKS, { name, secret: "kit-secret", leaseMs: 3000 }));
     },
     settleMs: 8000,
     close: (stores) => stores.forEach((store) => (store as DurableObjectTaskStore).close()),
@@ -47,40 +33,9 @@ function kitCases(): Map<string, () => Promise<void>> {
       lost.close();
       await new Promise((resolve) => setTimeout(resolve, lost.leaseMs + 100));
     },
-    runner: {
-      describe(name, body) {
-        path.push(name);
-        body();
-        path.pop();
-      },
-      it(name, body) {
-        found.set([...path, name].join(" > "), body);
-      },
-    },
-    checkShape: (kind, value) => void running().shapes.push({ kind, value: structuredClone(value) }),
-  });
-  return (cases = found);
-}
+    runner,
+    checkShape: (kind, value) => void kit.running().shapes.push({ kind, value: structuredClone(value) }),
+  }),
+);
 
-function fail(message: string): never {
-  throw new Error(message);
-}
-
-export default {
-  async fetch(request: Request, env: Env): Promise<Response> {
-    const url = new URL(request.url);
-    if (url.pathname === "/kit" && request.method === "GET") return Response.json([...kitCases().keys()]);
-    if (url.pathname !== "/kit/run" || request.method !== "POST") return new Response("not found", { status: 404 });
-    const { name } = (await request.json()) as { name: string };
-    const body = kitCases().get(name);
-    if (!body) return Response.json({ ok: false, error: `no kit case named ${JSON.stringify(name)}`, shapes: [] });
-    const shapes: Shapes = [];
-    try {
-      await current.run({ env, shapes }, body);
-      return Response.json({ ok: true, shapes });
-    } catch (error) {
-      const e = error as Error;
-      return Response.json({ ok: false, error: `${e.name}: ${e.message}\n${e.stack ?? ""}`, shapes });
-    }
-  },
-};
+export default { fetch: kit.fetch };
