@@ -1,5 +1,5 @@
-// A rolling restart of every instance, one after the other (a replacement started, then the old one sent
-// SIGTERM), while several durable_steps tasks run: each drain hands its tasks to the others at its deadline,
+// A rolling restart of every instance, one after the other (the replacements up, then each old one sent
+// SIGTERM in turn), while several durable_steps tasks run: each drain hands its tasks to the others at its deadline,
 // none is lost or failed, all complete, and no two attempts of a task ran at once (each attempt went on
 // from the step the one before it saved last, and stopped). Real processes on a real redis-server.
 import { afterAll, expect, it } from "vitest";
@@ -14,15 +14,17 @@ let watcherStore: RedisTaskStore | undefined;
 afterAll(() => watcherStore?.close());
 
 it("loses no task, runs each to its end, and never two attempts of one at once", async () => {
-  const old = await Promise.all(["old-1", "old-2"].map((name) => cluster.start(name)));
+  // The replacements start with the old instances, before the tasks: a process start takes seconds on a
+  // loaded machine, and a replacement started between two drains could outlast the runs it should take over.
+  const [old1, old2] = await Promise.all(["old-1", "old-2", "new-1", "new-2"].map((name) => cluster.start(name)));
+  const old = [old1!, old2!];
   // Read from a reader that serves no runs and stays up through the restart.
   watcherStore = redisTaskStore({ url: cluster.redis.url, prefix: DEMO_PREFIX, leaseMs: 1000, secret: "durability-test-secret" });
   const watcher = createTestClient(createDemo({ store: watcherStore }).app);
   const ids = await Promise.all([0, 1, 2, 3].map((n) => createTask(old[n % 2]!.client, "durable_steps", { steps: 80, stepMs: 100 })));
   const followed = ids.map((id) => follow(watcher, id, 60_000));
 
-  for (const [n, instance] of old.entries()) {
-    await cluster.start(`new-${n + 1}`);
+  for (const instance of old) {
     instance.signal("SIGTERM");
     expect(await instance.exited).toEqual({ code: 0, signal: null });
     expect(instance.output()).toMatch(/drained: \d+ finished, [1-9]\d* handed off, 0 failed/);
