@@ -58,7 +58,24 @@ export interface McpTaskRunInfo {
    * given through any instance included), the final one last.
    */
   onStatus(listener: (task: McpTaskStatus) => void): void;
+  /**
+   * Calls `listener` once if this attempt stops running here without ending the task (see
+   * `McpTaskLeaveReason`): the task goes on in another attempt, and `onStatus` tells nothing more here.
+   * Only an attempt of a run found by name can leave; a task that ends here calls `onStatus` with its
+   * final status instead, never this. Register it when the hook is called, as `onStatus`.
+   */
+  onLeave(listener: (reason: McpTaskLeaveReason) => void): void;
 }
+
+/**
+ * Why an attempt of a run found by name stopped running on this instance without ending its task:
+ * - `handed_off`: a drain handed the task to another instance (its run's signal aborts with a shutdown
+ *   reason; the hand-off spends none of the run's attempts);
+ * - `fenced`: the attempt lost its hold on the task (this instance's lease lapsed or could not be renewed,
+ *   or the store refused its write because another attempt holds the task); its signal aborts, its writes
+ *   are refused, and another instance runs the next attempt.
+ */
+export type McpTaskLeaveReason = "handed_off" | "fenced";
 
 /** A task at a status change, as `tasks/get` shows it (`taskId`, `status`, `statusMessage`, `inputRequests`, `result`, `error`…). */
 export type McpTaskStatus = JsonObject & {
@@ -92,7 +109,8 @@ export interface McpPlugin {
    * Wraps a task's `run`, which goes on after the call that created it has answered (and is resumed when
    * answers arrive, through any instance). `next()` runs the work and gives its result, normalised as the
    * synchronous call's would be, or throws what the run threw. The task may end by other ways than its run
-   * (cancelled, expired): `task.onStatus` tells each status change, the final one included.
+   * (cancelled, expired): `task.onStatus` tells each status change, the final one included. An attempt of a
+   * run found by name may also leave this instance while its task goes on elsewhere: `task.onLeave` tells that.
    */
   wrapTaskRun?: (task: McpTaskRunInfo, next: McpNext<JsonObject>) => JsonObject | Promise<JsonObject>;
   /**

@@ -57,6 +57,7 @@ export type {
   McpSessionEnd,
   McpSessionInfo,
   McpStoreAvailability,
+  McpTaskLeaveReason,
   McpTaskRunInfo,
   McpTaskStatus,
 } from "./extension-plugin.ts";

@@ -30,6 +30,7 @@ export const ATTR = {
   taskAttempt: "mcp.task.attempt",
   inputKeys: "mcp.task.input_request.keys",
   inputMethods: "mcp.task.input_request.methods",
+  leaveReason: "mcp.task.leave.reason",
   // Ours: refusals and client failures.
   authReason: "mcp.auth.refusal.reason",
   authDetail: "mcp.auth.refusal.detail",
@@ -54,6 +55,7 @@ export const METRIC = {
 export const EVENT = {
   status: "mcp.task.status",
   inputRequested: "mcp.task.input_requested",
+  left: "mcp.task.left",
   authRefused: "mcp.auth.refused",
 } as const;
 
@@ -62,3 +64,6 @@ export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 3
 
 /** `error.type` of a tool call that answered with `isError: true`. */
 export const TOOL_ERROR = "tool_error";
+
+/** `error.type` of an attempt's run span when the attempt was fenced (it lost its hold on the task). */
+export const FENCED = "fenced";

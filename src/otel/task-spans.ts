@@ -1,10 +1,12 @@
 // A task's run as a span and as metrics. The span starts when the run does, in a trace of its own linked
 // to the call that created the task (through the trace context the task carries), and ends with the task:
-// its final status as an attribute, each status change and input request as an event on the way.
+// its final status as an attribute, each status change and input request as an event on the way. An
+// attempt of a run found by name that leaves this instance with its task still going (handed off, fenced)
+// ends its span there, saying why; the task is not counted as finished, since another attempt goes on.
 import { context, SpanKind, SpanStatusCode, trace, type Meter, type Tracer } from "@opentelemetry/api";
-import type { McpTaskRunInfo, McpTaskStatus } from "../features/extension-plugin.ts";
+import type { McpTaskLeaveReason, McpTaskRunInfo, McpTaskStatus } from "../features/extension-plugin.ts";
 import type { JsonObject } from "../protocol/types.ts";
-import { ATTR, DURATION_BUCKETS, EVENT, METRIC, TOOL_ERROR } from "./conventions.ts";
+import { ATTR, DURATION_BUCKETS, EVENT, FENCED, METRIC, TOOL_ERROR } from "./conventions.ts";
 import { spanContextOf } from "./trace-context.ts";
 
 /** Tells how many tasks the store holds now. */
@@ -52,8 +54,11 @@ export function createTaskTracing(tracer: Tracer, meter: Meter, storeSize: TaskS
     // A later attempt runs a task created before (and counted by the instance that ran its first attempt).
     if ((task.attempt ?? 1) === 1) created.add(1, toolAttributes);
     let status: McpTaskStatus["status"] = "working";
+    // The span ends once: with the task, or when the attempt leaves here (the runtime tells only one).
+    let ended = false;
     active.add(1, { ...toolAttributes, [ATTR.taskStatus]: status });
     task.onStatus((change) => {
+      if (ended) return;
       active.add(-1, { ...toolAttributes, [ATTR.taskStatus]: status });
       status = change.status;
       if (status === "working" || status === "input_required") {
@@ -66,10 +71,20 @@ export function createTaskTracing(tracer: Tracer, meter: Meter, storeSize: TaskS
       span.addEvent(EVENT.status, { [ATTR.taskStatus]: ending, ...messageOf(change) });
       span.setAttribute(ATTR.taskStatus, ending);
       markError(span, change, ending);
+      ended = true;
       span.end();
       const endAttributes = { ...toolAttributes, [ATTR.taskStatus]: ending };
       finished.add(1, endAttributes);
       duration.record((performance.now() - started) / 1000, endAttributes);
+    });
+    task.onLeave((reason) => {
+      if (ended) return;
+      ended = true;
+      active.add(-1, { ...toolAttributes, [ATTR.taskStatus]: status });
+      span.addEvent(EVENT.left, { [ATTR.leaveReason]: reason, [ATTR.taskStatus]: status });
+      span.setAttribute(ATTR.leaveReason, reason);
+      markLeft(span, reason);
+      span.end();
     });
     // The run's own spans (a fetch it makes, say) are children of its span.
     return context.with(trace.setSpan(context.active(), span), next);
@@ -104,4 +119,16 @@ function markError(span: ReturnType<Tracer["startSpan"]>, change: McpTaskStatus,
     span.setAttribute(ATTR.errorType, TOOL_ERROR);
     span.setStatus({ code: SpanStatusCode.ERROR });
   }
+}
+
+/**
+ * A hand-off is the drain doing what it is for: not an error. A fenced attempt is one: this instance lost
+ * its hold on the task (its lease lapsed or went unrenewed: the store unreachable, the process stalled or
+ * cut off), the work done here since the last checkpoint is lost, and another attempt starts over. The task
+ * itself may still complete; an error on the attempt's span is what shows the fault that cost it.
+ */
+function markLeft(span: ReturnType<Tracer["startSpan"]>, reason: McpTaskLeaveReason): void {
+  if (reason !== "fenced") return;
+  span.setAttribute(ATTR.errorType, FENCED);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: "The attempt lost its hold on the task; another attempt goes on" });
 }

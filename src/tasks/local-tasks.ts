@@ -10,6 +10,9 @@ import { unrefTimerAt } from "../utils/timers.ts";
 
 type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
+/** Why an attempt here stopped without ending its task: fenced (it lost its hold), or handed off by a drain. */
+export type LeaveReason = "fenced" | "shutdown";
+
 /** Told each status change of a task (a request keeping the task's run alive follows it). */
 export type Follower = (snapshot: TaskSnapshotLike) => void;
 
@@ -37,10 +40,10 @@ export class LocalTask {
    */
   fence: TaskFence | undefined;
   maxAttempts = 1;
-  /** Told when the task stops running here without ending (its attempt was fenced, or handed off). */
-  leaving: Set<() => void> | undefined;
-  /** Told why an attempt here stopped without ending the task: fenced (it lost its hold), or handed off by a drain. */
-  stopped: ((why: "fenced" | "shutdown") => void) | undefined;
+  /** Told, once, when the task stops running here without ending (its attempt was fenced, or handed off). */
+  leaving: Set<(why: LeaveReason) => void> | undefined;
+  /** Told why an attempt here stopped without ending the task, after `leaving`: its run's signal aborts. */
+  stopped: ((why: LeaveReason) => void) | undefined;
 
   constructor(
     readonly id: string,

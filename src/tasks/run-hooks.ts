@@ -1,5 +1,6 @@
-// What the plugins' task hooks see of a task that runs here: its id, tool and origin, and its status
-// changes as `tasks/get` shows them (followed on its actor, so answers given through any instance count).
+// What the plugins' task hooks see of a task that runs here: its id, tool and origin, its status changes
+// as `tasks/get` shows them (followed on its actor, so answers given through any instance count), and
+// an attempt's leaving this instance without ending the task (handed off by a drain, or fenced).
 import { TASK_EXPIRED_ERROR } from "../../machines/task.machine.ts";
 import type { McpTaskRunInfo, McpTaskStatus } from "../features/extension-plugin.ts";
 import type { TaskRunHooks } from "../features/hooks.ts";
@@ -54,6 +55,11 @@ function runInfo(task: LocalTask, tool: ToolDefinition<any>, origin: TaskOrigin 
       // A task that already ended has nothing more to tell.
       if (!task.actor) return;
       (task.followers ??= new Set()).add((snapshot) => listener(taskStatus(snapshot)));
+    },
+    onLeave(listener) {
+      // A closure's task cannot leave, and one no longer running here (ended, or gone) has left or never will.
+      if (!task.fence || !task.actor) return;
+      (task.leaving ??= new Set()).add((why) => listener(why === "shutdown" ? "handed_off" : "fenced"));
     },
   };
 }

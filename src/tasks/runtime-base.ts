@@ -15,7 +15,7 @@ import { createListeners, type Listeners } from "./listeners.ts";
 import { drainDeadline, drainingRefusal, drainTasks, type DrainOptions } from "./drain.ts";
 import type { DrainReport } from "./executor.ts";
 import { startAttempt } from "./execution-host.ts";
-import { createLocalTasks, LocalTask, type LocalTasks } from "./local-tasks.ts";
+import { createLocalTasks, LocalTask, type LeaveReason, type LocalTasks } from "./local-tasks.ts";
 import { AttemptRun, fencedReason, type AttemptSink } from "./attempt-run.ts";
 import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
 import { capRefusal, newTaskActor, runRecordOf, storeFailure, taskEnded, tellFollowers } from "./runtime-parts.ts";
@@ -198,20 +198,30 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
    * one is written any more; its run's signal aborts and the task is no longer run here.
    */
   protected fenced(task: LocalTask): void {
-    if (this.leave(task)) task.stopped?.("fenced");
+    this.leave(task, "fenced");
   }
 
   /**
-   * The task stops running here without ending (fenced, or handed off): its actor stops, and whoever waits
-   * on it here (the creating request's waitUntil, a drain) is told. False when it was not running here.
+   * The task stops running here without ending (fenced, or handed off): its actor stops, whoever waits on
+   * it here (the creating request's waitUntil, a drain, a plugin's `onLeave`) is told why, and then its
+   * run's signal aborts. Nothing happens when it was not running here (it ended, or left already): a task
+   * leaves at most once, and never after it ended.
    */
-  protected leave(task: LocalTask): boolean {
-    if (this.local.get(task.id) !== task) return false;
+  protected leave(task: LocalTask, why: LeaveReason): void {
+    if (this.local.get(task.id) !== task) return;
     this.endHere(task);
     const leaving = task.leaving;
     task.leaving = undefined;
-    if (leaving) for (const told of leaving) told();
-    return true;
+    if (leaving) {
+      for (const told of leaving) {
+        try {
+          told(why);
+        } catch {
+          // A listener's failure (a plugin's) is its own: the others are told, and the run still stops.
+        }
+      }
+    }
+    task.stopped?.(why);
   }
 
   get(id: string, owner: string): MaybePromise<TaskRecord | undefined> {

@@ -194,7 +194,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     } catch {
       return false;
     }
-    if (this.leave(task)) task.stopped?.("shutdown");
+    this.leave(task, "shutdown");
     return true;
   }
 
