@@ -21,7 +21,10 @@ export const META = {
   logLevel: "io.modelcontextprotocol/logLevel",
   serverInfo: "io.modelcontextprotocol/serverInfo",
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
-  /** On a task whose run is found by name: the attempt that holds (or last held) it, 1-based. */
+  /**
+   * On a task whose run is found by name: the attempt that holds (or last held) it, 1-based; absent until
+   * its first attempt is claimed (a task handed to an executor waits for a worker's claim).
+   */
   attempt: "io.github.h3-mcp/attempt",
 } as const;
 

@@ -68,8 +68,19 @@ export function toDetailedTask(snapshot: TaskSnapshotLike): JsonObject {
       break;
   }
   // A run found by name tells its attempt, last (where a kept answer's own `_meta` is found, in wire.ts).
-  if (c.attempt !== undefined) task._meta = { [META.attempt]: c.attempt };
+  const meta = taskMeta(c);
+  if (meta !== undefined) task._meta = meta;
   return task;
+}
+
+/**
+ * A task's own `_meta`, on every envelope that carries one: the attempt of a run found by name, 1-based.
+ * None for a closure, and none before the first attempt is claimed: a task handed to an executor is stored
+ * with attempt 0, which means no attempt has begun, not an attempt numbered 0.
+ */
+export function taskMeta(context: Pick<TaskContext, "attempt">): JsonObject | undefined {
+  const attempt = context.attempt;
+  return attempt !== undefined && attempt > 0 ? { [META.attempt]: attempt } : undefined;
 }
 
 /** The handle of a task just created (so `working`). */

@@ -2,7 +2,7 @@
 // half: a new task of a run found by name, stored released, is handed to `executor.start`, and a refusal
 // fails the task and answers its creating call with an error. The worker half: the plugin as a
 // `TaskExecutionHost`, which claims a task by id, runs it here and resolves with what happened.
-import { ErrorCode, McpJsonRpcError, STORE_UNAVAILABLE_STATUS } from "../protocol/errors.ts";
+import { ErrorCode, McpJsonRpcError, STORE_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_STATUS } from "../protocol/errors.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import type { TaskAttempt, TaskExecutionHost, TaskExecutor } from "./executor.ts";
 import type { TaskRuntime } from "./runtime.ts";
@@ -19,7 +19,8 @@ export function executorErrorData(executor: TaskExecutor | undefined): JsonObjec
 /**
  * Hands a new task's attempt to the executor; resolves once it accepted it. A rejection fails the task
  * (`fail`, best effort: a store that cannot be told leaves the task to expire) and rejects with the error
- * its creating call answers: the executor's own JSON-RPC error, or a -32603 with HTTP 503 naming it.
+ * its creating call answers: the executor's own JSON-RPC error, or a -32603 naming it with HTTP 503 and
+ * `Retry-After`, as when the task store cannot be reached: the same call made again creates a new task.
  */
 export async function startAttempt(executor: TaskExecutor, attempt: TaskAttempt, fail: (message: string, data: JsonObject) => Promise<void>): Promise<void> {
   try {
@@ -27,7 +28,13 @@ export async function startAttempt(executor: TaskExecutor, attempt: TaskAttempt,
   } catch (error) {
     const refusal = McpJsonRpcError.isError(error)
       ? error
-      : new McpJsonRpcError(ErrorCode.InternalError, `The task executor ${executor.name} did not accept the run: ${error instanceof Error ? error.message : String(error)}`, undefined, STORE_UNAVAILABLE_STATUS);
+      : new McpJsonRpcError(
+          ErrorCode.InternalError,
+          `The task executor ${executor.name} did not accept the run: ${error instanceof Error ? error.message : String(error)}`,
+          undefined,
+          STORE_UNAVAILABLE_STATUS,
+          { "retry-after": String(STORE_RETRY_AFTER_SECONDS) },
+        );
     await fail(refusal.message, executorErrorData(executor)).catch(() => {});
     throw refusal;
   }

@@ -3,7 +3,7 @@
 // is needed again.
 import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
 import { META } from "../protocol/types.ts";
-import { toGetTaskResult, toTask, type TaskSnapshotLike } from "./envelopes.ts";
+import { taskMeta, toGetTaskResult, toTask, type TaskSnapshotLike } from "./envelopes.ts";
 
 /**
  * A final snapshot's `tasks/get` result, serialised: what a finished task keeps. `resultJson` is the
@@ -15,9 +15,8 @@ export function toGetTaskResultJson(snapshot: TaskSnapshotLike, resultJson?: str
     return JSON.stringify(toGetTaskResult(snapshot));
   }
   const head = JSON.stringify(toTask(snapshot, "complete"));
-  const attempt = snapshot.context.attempt;
-  const meta = attempt === undefined ? "" : `,"_meta":${JSON.stringify({ [META.attempt]: attempt })}`;
-  return `${head.slice(0, -1)},"result":${resultJson}${meta}}`;
+  const meta = taskMeta(snapshot.context);
+  return `${head.slice(0, -1)},"result":${resultJson}${meta === undefined ? "" : `,"_meta":${JSON.stringify(meta)}`}}`;
 }
 
 /**

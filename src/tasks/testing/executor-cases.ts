@@ -1,6 +1,7 @@
 // The executor kit's cases (`taskExecutorSuite`): what any executor (docs/executors.md) must do, checked
 // over the wire with web instances and workers in this process on one shared store (executor-kit.ts).
 import { equal, includes, ok } from "./assert.ts";
+import { STORE_RETRY_AFTER_SECONDS } from "../../protocol/errors.ts";
 import { META } from "../../protocol/types.ts";
 import { call, modernRequest, sseReader, type Fetcher } from "./client.ts";
 import { caps, tasksClient } from "./kit.ts";
@@ -26,6 +27,8 @@ export type { ExecutorUnderTest, TaskExecutorKitOptions } from "./executor-kit.t
 export function taskExecutorSuite(kit: TaskExecutorKitOptions): void {
   const test = (name: string, body: (c: Cluster) => Promise<void>, options?: CaseOptions) => executorTest(kit, name, body, options);
   const statusOf = async (app: Fetcher, taskId: string) => (await tasksClient(app).get(taskId)).body.result;
+  // The attempt a task's `_meta` tells, told apart from no key at all (none before the first claim).
+  const attemptOf = (meta: Record<string, unknown> | undefined) => (meta !== undefined && META.attempt in meta ? meta[META.attempt] : "absent");
   const untilStatus = (c: Cluster, app: Fetcher, taskId: string, status: string) =>
     c.until(async () => {
       const task = await statusOf(app, taskId);
@@ -45,6 +48,31 @@ export function taskExecutorSuite(kit: TaskExecutorKitOptions): void {
       ok(c.starts.length >= 1, "the creating instance started the attempt");
       for (const start of c.starts) includes(start, { taskId: handle.taskId, name: "kit.where", version: 1, input: { n: 7 }, attempt: 1 });
       for (const plugin of c.webPlugins) equal(plugin.stats.localTasks, 0, "no run is in a web instance");
+    });
+
+    test("shows no attempt until a worker claims the task, then attempt 1, on tasks/get, the handle and a task that ended unclaimed", async (c) => {
+      const handle = await tasksClient(c.webApps[0]!).create("hold");
+      equal(attemptOf(handle._meta), "absent", "the handle tells no attempt");
+      const waiting = await statusOf(c.webApps[1]!, handle.taskId);
+      equal(waiting.status, "working", "stored, waiting for a worker");
+      equal(attemptOf(waiting._meta), "absent", "no attempt has begun: tasks/get tells none");
+      // Cancelled before any worker claimed it: the kept answer of a task that ended unclaimed tells none either.
+      const unclaimed = await tasksClient(c.webApps[0]!).create("hold");
+      equal((await tasksClient(c.webApps[1]!).cancel(unclaimed.taskId)).body.result?.resultType, "complete", "tasks/cancel acks");
+      const cancelled = await untilStatus(c, c.web, unclaimed.taskId, "cancelled");
+      equal(attemptOf(cancelled._meta), "absent", "a task cancelled before its first claim tells no attempt");
+
+      await c.worker("worker-a");
+      const held = await c.until(async () => {
+        const task = await statusOf(c.webApps[1]!, handle.taskId);
+        equal(task.statusMessage, "Holding in worker-a", "the worker holds the task");
+        return task;
+      });
+      equal(attemptOf(held._meta), 1, "the worker's claim is attempt 1");
+      await tasksClient(c.web).cancel(handle.taskId);
+      const ended = await untilStatus(c, c.webApps[0]!, handle.taskId, "cancelled");
+      equal(attemptOf(ended._meta), 1, "the task that ended keeps the attempt that held it");
+      equal(c.seen.started, [`${handle.taskId}:1:worker-a`], "only the claimed task ran");
     });
 
     test("status messages, input rounds and the result reach the client through either web instance", async (c) => {
@@ -96,13 +124,14 @@ export function taskExecutorSuite(kit: TaskExecutorKitOptions): void {
     });
 
     test(
-      "a start that rejects fails the task, naming the executor, and answers the creating call with an error",
+      "a start that rejects fails the task, naming the executor, and answers the creating call with an error and Retry-After",
       async (c) => {
         const taskId = "kit-refused-task";
         const res = await call(c.webApps[0]!, "tools/call", { name: "where", arguments: { n: 1 } }, { caps });
         equal(res.body.error?.code, -32603, `a -32603 error, not ${JSON.stringify(res.body)}`);
         ok(String(res.body.error?.message).includes("the kit refuses this attempt"), `the executor's reason in ${res.body.error?.message}`);
         equal(res.status, 503, "HTTP 503: try again");
+        equal(res.res.headers.get("retry-after"), String(STORE_RETRY_AFTER_SECONDS), "Retry-After says when, as for an unreachable task store");
         const failed = await untilStatus(c, c.webApps[1]!, taskId, "failed");
         includes(failed.error, { code: -32603, data: { reason: "executor", executor: c.executor.name } }, "the task failed, naming the executor");
         equal(c.seen.started, [], "nothing ran");
@@ -131,10 +160,10 @@ export function taskExecutorSuite(kit: TaskExecutorKitOptions): void {
       const frame = async () => {
         let message = await stream.next(settleMs);
         while (message?.method !== "notifications/tasks") message = await stream.next(settleMs);
-        return { status: message.params.status, attempt: message.params._meta?.[META.attempt] };
+        return { status: message.params.status, attempt: attemptOf(message.params._meta) };
       };
       try {
-        equal(await frame(), { status: "working", attempt: 0 }, "the task as created: no attempt claimed yet");
+        equal(await frame(), { status: "working", attempt: "absent" }, "the task as created: no attempt claimed yet, none told");
         await c.worker("worker-a");
         equal(await frame(), { status: "working", attempt: 1 }, "the worker's claim of attempt 1, heard on another instance");
         equal(await frame(), { status: "failed", attempt: 1 }, "then its end");
