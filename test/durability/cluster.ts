@@ -91,7 +91,7 @@ export function demoCluster(options: ClusterOptions): Cluster {
   };
 }
 
-/** A task as tasks/get answers it, with its `_meta` (the test client's own view leaves it out). */
+/** A task as tasks/get answers it, result fields included, and the attempt its `_meta` tells. */
 export async function taskWithMeta(client: TestClient, taskId: string): Promise<{ status: string; attempt: number | undefined; task: any }> {
   const task = await client.send("tasks/get", { taskId });
   return { status: task.status, attempt: task._meta?.[ATTEMPT], task };

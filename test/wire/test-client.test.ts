@@ -5,7 +5,7 @@ import { H3 } from "h3";
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit, mcpInput, mcpProgress, mcpTask, McpJsonRpcError } from "h3-mcp";
 import { mcpAuth } from "h3-mcp/auth";
-import { mcpTasks } from "h3-mcp/tasks";
+import { defineTaskRun, mcpTasks } from "h3-mcp/tasks";
 import { createTestClient, TestClientError } from "h3-mcp/tasks/testing";
 import { officialShapes } from "../helpers/schemas.ts";
 import { call, TASKS } from "../helpers/wire.ts";
@@ -27,6 +27,14 @@ function gate() {
 function server() {
   const held = gate();
   const aborted: string[] = [];
+  // A run found by name: its task tells its attempt in `_meta`, as a closure's does not.
+  const heldRun = defineTaskRun({
+    name: "held_run",
+    run: async () => {
+      await held.promise;
+      return "released by name";
+    },
+  });
   const tools = [
     defineTool({ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } }, handler: (_e, args) => String(args.text) }),
     defineTool({
@@ -59,6 +67,7 @@ function server() {
         }),
     }),
     defineTool({ name: "rate_limited", handler: (event) => mcpTask(event, { run: async () => { throw new McpJsonRpcError(-32603, "API rate limit exceeded"); } }) }),
+    defineTool({ name: "held_run", handler: (event) => mcpTask(event, { run: heldRun, input: {} }) }),
     defineTool({
       name: "held",
       handler: (event) =>
@@ -71,7 +80,7 @@ function server() {
         }),
     }),
   ];
-  const app = new H3().all("/mcp", defineMcpHandler({ name: "client-test", version: "1", tools }, { plugins: [mcpTasks()] }));
+  const app = new H3().all("/mcp", defineMcpHandler({ name: "client-test", version: "1", tools }, { plugins: [mcpTasks({ runs: [heldRun] })] }));
   return { app, held, aborted };
 }
 
@@ -179,6 +188,34 @@ describe("createTestClient", () => {
     } finally {
       await listener.close();
     }
+  });
+
+  it("keeps the task's own _meta in its view, the same on tasks/get and listen frames, without the message's keys", async () => {
+    const { app, held } = server();
+    const client = createTestClient(app, officialShapes());
+    const handle = await client.callTool("held_run");
+    if (handle.resultType !== "task") throw new Error("expected a task");
+    const listener = await client.listen([handle.taskId]);
+    try {
+      const working = await client.getTask(handle.taskId);
+      const attempt: number | undefined = working._meta?.["io.github.h3-mcp/attempt"];
+      expect(attempt).toBe(1);
+      expect(working._meta).toEqual({ "io.github.h3-mcp/attempt": 1 });
+      expect(await listener.next()).toEqual(working);
+      held.open();
+      const done = await listener.until("completed");
+      expect(done).toMatchObject({ result: { content: [{ type: "text", text: "released by name" }] }, _meta: { "io.github.h3-mcp/attempt": 1 } });
+      expect(done).toEqual(await client.getTask(handle.taskId));
+    } finally {
+      await listener.close();
+    }
+    // The wire carries the server's serverInfo beside the attempt: it is the answer's, not the task's.
+    const wire = await call(app, "tasks/get", { taskId: handle.taskId }, taskCaps);
+    expect(Object.keys(wire.body.result._meta).sort()).toEqual(["io.github.h3-mcp/attempt", "io.modelcontextprotocol/serverInfo"]);
+    // A closure's task tells nothing of itself there: its view has no `_meta`.
+    const closure = await client.runTool("rate_limited");
+    expect(closure.task).toBeDefined();
+    expect(Object.keys(closure.task!)).not.toContain("_meta");
   });
 });
 

@@ -33,6 +33,7 @@ export { createHold, driveModelPath, ModelPathError, type DriveOptions, type Dri
 export type { TaskEvent } from "../../../machines/task.machine.ts";
 export type {
   InputAnswerer,
+  TaskMeta,
   TaskStatus,
   TaskView,
   TestClientOptions,

@@ -1,7 +1,7 @@
 // The test client's listen stream: the acknowledgement first (which tasks the server agreed to), then each
 // notifications/tasks as a task view, in the order they arrive.
 import { sseReader } from "./client.ts";
-import type { TaskStatus, TaskView } from "./test-types.ts";
+import { taskViewOf, type TaskStatus, type TaskView } from "./test-types.ts";
 
 export interface TaskListener {
   /** The task ids the server agreed to follow (from its acknowledgement); ids it refused are left out. */
@@ -34,7 +34,7 @@ export async function openTaskListener(res: Response, timeoutMs: number, onMessa
     for (;;) {
       const message = await read(Math.max(1, end - Date.now()));
       if (message?.method !== "notifications/tasks") continue;
-      const { _meta: _meta, ...task } = message.params as TaskView & { _meta?: unknown };
+      const task = taskViewOf(message.params);
       seen.push(task);
       return task;
     }

@@ -4,7 +4,7 @@
 import type { CallToolResult, JsonObject } from "../../protocol/types.ts";
 import { modernRequest, TASKS, type Fetcher } from "./client.ts";
 import { openTaskListener, type TaskListener } from "./task-listener.ts";
-import type { InputAnswerer, TaskStatus, TaskView, TestClientOptions, TestResponse, ToolCallAnswer, ToolRun, WireError } from "./test-types.ts";
+import { taskViewOf, type InputAnswerer, type TaskStatus, type TaskView, type TestClientOptions, type TestResponse, type ToolCallAnswer, type ToolRun, type WireError } from "./test-types.ts";
 
 /** A JSON-RPC error answered to one of the test client's requests, or a wait that ran out. */
 export class TestClientError extends Error {
@@ -42,6 +42,7 @@ export interface TestClient {
    * for a tool that asks at once, tasks/update for a task) and polls a task until it is final.
    */
   runTool(name: string, args?: JsonObject, options?: RequestOptions & { onInput?: InputAnswerer; timeoutMs?: number }): Promise<ToolRun>;
+  /** tasks/get: the task, with its own `_meta` (the attempt of a run found by name) and not the result's. */
   getTask(taskId: string): Promise<TaskView>;
   updateTask(taskId: string, inputResponses: Record<string, unknown>): Promise<JsonObject>;
   cancelTask(taskId: string): Promise<JsonObject>;
@@ -96,7 +97,7 @@ export function createTestClient(app: Fetcher | ((request: Request) => Response 
     return answer.result;
   };
 
-  const getTask = (taskId: string) => send<TaskView & { resultType: "complete" }>("tasks/get", { taskId }).then(taskOf);
+  const getTask = (taskId: string) => send<TaskView & { resultType: "complete" }>("tasks/get", { taskId }).then(taskViewOf);
 
   const waitForTask: TestClient["waitForTask"] = async (taskId, wait = {}) => {
     const until = new Set<string>(wait.until === undefined ? FINAL : typeof wait.until === "string" ? [wait.until] : wait.until);
@@ -168,12 +169,6 @@ export function createTestClient(app: Fetcher | ((request: Request) => Response 
 // --- Internal ---
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A tasks/get result without what only the result carries. */
-function taskOf(result: TaskView & { resultType?: string; _meta?: unknown }): TaskView {
-  const { resultType: _type, _meta: _meta, ...task } = result;
-  return task;
-}
 
 /** A complete tools/call result without `resultType` and the server's `_meta`. */
 function toolResult(result: { resultType: "complete" } & CallToolResult): CallToolResult {

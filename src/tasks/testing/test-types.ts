@@ -1,7 +1,7 @@
 // What the test client reads off the wire, typed: the task shapes of the tasks extension and the results of
 // a tools/call, as a 2026-07-28 server sends them.
 import type { TaskStateValue } from "../../../machines/task.machine.ts";
-import type { CallToolResult, ClientCapabilities, Implementation, InputRequiredResult, JsonObject } from "../../protocol/types.ts";
+import { META, type CallToolResult, type ClientCapabilities, type Implementation, type InputRequiredResult, type JsonObject } from "../../protocol/types.ts";
 
 /** A task's status on the wire (the chart's state names). */
 export type TaskStatus = TaskStateValue;
@@ -19,6 +19,20 @@ export interface WireError {
   data?: unknown;
 }
 
+/**
+ * What the server tells of a task itself in `_meta`, as tasks/get and notifications/tasks carry it; the keys
+ * that belong to the message instead (the server's `serverInfo`, a listen stream's `subscriptionId`) are
+ * not part of it.
+ */
+export interface TaskMeta {
+  /**
+   * For a run found by name (`defineTaskRun`): the attempt that holds the task or held it last, 1-based.
+   * Absent for a closure's task, and until the first attempt is claimed.
+   */
+  "io.github.h3-mcp/attempt"?: number;
+  [key: string]: unknown;
+}
+
 /** A task as tasks/get and notifications/tasks show it: the task fields and the one its status calls for. */
 export interface TaskView {
   taskId: string;
@@ -34,12 +48,28 @@ export interface TaskView {
   result?: CallToolResult;
   /** Why it failed; only once `failed`. */
   error?: WireError;
+  /** The task's own `_meta`; absent when the server tells nothing of the task there. */
+  _meta?: TaskMeta;
+}
+
+// The `_meta` keys that describe the message carrying a task, not the task.
+const MESSAGE_META: readonly string[] = [META.serverInfo, META.subscriptionId];
+
+/**
+ * The task view of a tasks/get result or a notifications/tasks frame's params: its fields as sent, without
+ * the result's `resultType`, and with `_meta` holding only what is the task's own.
+ */
+export function taskViewOf(fields: TaskView & { resultType?: string; _meta?: JsonObject }): TaskView {
+  const { resultType: _type, _meta: meta, ...task } = fields;
+  if (meta === undefined) return task;
+  const own = Object.entries(meta).filter(([key]) => !MESSAGE_META.includes(key));
+  return own.length === 0 ? task : { ...task, _meta: Object.fromEntries(own) as TaskMeta };
 }
 
 /** What tools/call answers: a result, a task handle, or a request for input first (MRTR). */
 export type ToolCallAnswer =
   | ({ resultType: "complete" } & CallToolResult)
-  | ({ resultType: "task" } & Omit<TaskView, "inputRequests" | "result" | "error">)
+  | ({ resultType: "task" } & Omit<TaskView, "inputRequests" | "result" | "error" | "_meta">)
   | InputRequiredResult;
 
 /** A tool call followed to its end (see `TestClient.runTool`). */
