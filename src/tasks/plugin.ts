@@ -101,9 +101,9 @@ export type McpTasksPlugin<S extends TaskStore = TaskStore> = McpExtensionPlugin
    * Drains this instance before it stops (docs/durability.md): no new run starts here (creating a closure
    * task answers 503 with `Retry-After: 1`), the runs here get up to `deadlineMs` to end, then each task
    * still running here is handed off to another instance (a run found by name with `maxAttempts` above 1, on
-   * a shared store; a hand-off spends none of its attempts) or failed with the `shutdown` reason, each written to the store before this resolves.
-   * tasks/get, tasks/update, tasks/cancel and listen streams are served throughout. Called again, it
-   * answers the first drain's report.
+   * a shared store; a hand-off spends none of its attempts) or failed with the `shutdown` reason, each
+   * written to the store before this resolves. tasks/get, tasks/update, tasks/cancel and listen streams are
+   * served throughout. Called again, it answers the first drain's report.
    */
   drain(options: DrainOptions): Promise<DrainReport>;
 };
