@@ -4,12 +4,27 @@
 // run's input or a user's answers in the clear, and a record changed there is refused rather than run.
 // The form is "1." + base64 of the 12-byte nonce, the ciphertext and the tag. `sealText` seals any other
 // text of a task with a run (the Redis store's live snapshot and change messages), bound to what it is.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, hkdfSync, randomFillSync } from "node:crypto";
 import type { TaskRunRecord } from "./store.ts";
 
 const FORM = "1.";
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
+// Nonces are cut from a pool of random bytes filled a few kilobytes at a time: each call into the random
+// source costs more than the seal itself, and every task of a run found by name is sealed three times at
+// least. Each nonce is still 96 fresh random bits, never handed out twice (a refill is a new buffer).
+const NONCE_POOL_BYTES = NONCE_BYTES * 512;
+let noncePool = Buffer.alloc(0);
+let nonceAt = 0;
+
+function freshNonce(): Buffer {
+  if (nonceAt === noncePool.length) {
+    noncePool = randomFillSync(Buffer.allocUnsafe(NONCE_POOL_BYTES));
+    nonceAt = 0;
+  }
+  nonceAt += NONCE_BYTES;
+  return noncePool.subarray(nonceAt - NONCE_BYTES, nonceAt);
+}
 
 export interface RunSeal {
   seal(taskKey: string, record: TaskRunRecord): string;
@@ -29,7 +44,7 @@ export function runSeal(secret: string | undefined): RunSeal | undefined {
   if (!secret) return undefined;
   const key = Buffer.from(hkdfSync("sha256", secret, "", "h3-mcp run record", 32));
   const sealText = (binding: string, text: string) => {
-    const nonce = randomBytes(NONCE_BYTES);
+    const nonce = freshNonce();
     const cipher = createCipheriv("aes-256-gcm", key, nonce);
     cipher.setAAD(Buffer.from(binding));
     const body = Buffer.concat([cipher.update(text, "utf8"), cipher.final()]);

@@ -108,7 +108,7 @@ export type TaskRecord = LiveTaskRecord | FinishedTaskRecord;
 export interface TaskWrite {
   /** The version written: the store holds `version - 1` or refuses. */
   readonly version: number;
-  /** The snapshot after the change. */
+  /** The snapshot after the change (a task with a run record has its `attempt` in the context, as the chart keeps it). */
   readonly snapshot: TaskSnapshot;
   /**
    * Whether listeners hear of the change (only then do they): its status changed, or a new attempt holds

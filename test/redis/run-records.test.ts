@@ -147,6 +147,34 @@ describe("the snapshot and the changes of a task with a run", () => {
       await sub.quit();
     }
   });
+
+  it("are in the clear while they hold nothing of the run's or a client's, and a snapshot put there in the clear cannot ask or answer", async () => {
+    const [a] = instances(1);
+    const id = freshId();
+    const at = Date.now();
+    await a!.create({ id, owner: "", expiresAt: at + 60_000, snapshot: snapshot(id, "working", at, at, { attempt: 1 }), run: record });
+    const key = `${a!.keyPrefix}task:${id}`;
+    const fresh = await redis.cli("HGET", key, "s");
+    // A new task's snapshot holds its id, times and attempt, which Redis holds in the clear anyway.
+    expect(JSON.parse(fresh)).toMatchObject({ value: "working", context: { taskId: id, attempt: 1, inputRequests: {}, answers: {} } });
+    expect(((await a!.read(id, "")) as { snapshot: unknown }).snapshot).toEqual(JSON.parse(fresh));
+
+    // A status message is the run's: sealed from then on.
+    const said = snapshot(id, "working", at, at + 1, { attempt: 1, statusMessage: "my-private-status" });
+    await expect(a!.write(id, { version: 2, snapshot: said, statusChanged: false, fence: { attempt: 1 } })).resolves.toBe("written");
+    const sealed = await redis.cli("HGET", key, "s");
+    expect(sealed.startsWith("1.")).toBe(true);
+    expect(sealed).not.toContain("my-private-status");
+
+    // Questions, answers or a status message put there in the clear (by anyone but a server) are refused, never read.
+    const question = { method: "elicitation/create", params: { message: "Your password?", requestedSchema: { type: "object", properties: {} } } };
+    for (const planted of [{ inputRequests: { q: question }, inputKeys: { q: "q" } }, { answers: { first: { action: "accept" } } }, { statusMessage: "planted" }]) {
+      const forged = JSON.parse(fresh);
+      Object.assign(forged.context, planted);
+      await redis.cli("HSET", key, "s", JSON.stringify({ ...forged, value: "inputRequests" in planted ? "input_required" : "working" }));
+      await expect(a!.read(id, "")).rejects.toThrow(`Task ${id} cannot be read by this server: its snapshot holds what is sealed, in the clear`);
+    }
+  });
 });
 
 describe("holds in Redis", () => {

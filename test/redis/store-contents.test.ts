@@ -2,7 +2,8 @@
 // the store and every message on its change channel, for a closure and for a run found by name that each ask
 // a question, get an answer through another instance and set a status message. A closure's question, answer
 // and status message are in the clear; a run found by name's are found nowhere (its record, snapshot and
-// change messages are sealed); the final tasks/get answer of both is in the clear.
+// change messages are sealed); the final tasks/get answer of both is in the clear, and so is the final change
+// a listen stream on another instance hears, which carries no question or answer.
 import { randomUUID } from "node:crypto";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +11,8 @@ import { defineMcpHandler, defineTool, mcpElicit } from "../../src/index.ts";
 import { defineTaskRun, mcpTask, mcpTasks, type McpTaskContext } from "../../src/tasks/index.ts";
 import { redisTaskStore, type RedisTaskStore } from "../../src/tasks/redis/index.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
-import { appFor, call, TASKS } from "../helpers/wire.ts";
+import { sseReader } from "../helpers/sse.ts";
+import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";
 import { until } from "./cluster.ts";
 
 const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
@@ -100,12 +102,24 @@ describe("What the store holds for a task, on Redis", () => {
       expect(heard).toContain(closure.answer);
       for (const text of [named.question, named.answer, named.status]) expect(heard).not.toContain(text);
 
+      // A listen stream on `b` makes `a` publish the run's own changes, its final one included.
+      const sse = sseReader(await b.fetch(modernRequest("subscriptions/listen", { notifications: { taskIds: [ids.run] } }, { caps, id: "watch" })));
+      expect((await sse.next()).method).toBe("notifications/subscriptions/acknowledged");
+      const heardBefore = channel.length;
       open();
       await until(async () => (await get(ids.closure)).status === "completed" && (await get(ids.run)).status === "completed");
+      let told = await sse.next(10_000);
+      while (told.params?.status !== "completed") told = await sse.next(10_000);
+      expect(JSON.stringify(told.params.result)).toContain(named.result);
+      await sse.close();
       const final = await dump(prefix);
       for (const text of [closure.result, named.result]) expect(final).toContain(text);
       // Once final, the run's record and snapshot are gone with its hash: its answer is nowhere still.
       expect(final).not.toContain(named.answer);
+      // The final change went in the clear, as the kept answer is: its result, but no question or answer.
+      const finalHeard = channel.slice(heardBefore).filter((message) => message.includes(ids.run)).join("\n");
+      expect(finalHeard).toContain(named.result);
+      for (const text of [named.question, named.answer]) expect(finalHeard).not.toContain(text);
     } finally {
       await subscriber.quit();
       await Promise.all(stores.map((store) => store.close()));

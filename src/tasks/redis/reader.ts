@@ -5,7 +5,6 @@ import { type Connection, isWrongType } from "./connection.ts";
 import { type FinishedFacts, type FinishedRead, FinishedTasks, parseFinished } from "./finished.ts";
 import type { StoreKeys } from "./keys.ts";
 import { READ } from "./scripts.ts";
-import { decodeSnapshot } from "./snapshot-codec.ts";
 import { shortGetTaskResultJson } from "../kept-json.ts";
 import type { TaskHold, TaskOrigin, TaskSnapshot } from "../store.ts";
 
@@ -35,7 +34,10 @@ function holdOf([, , , , , , name, version, attempt, released, since]: LiveReply
   return since ? { ...hold, waitingSince: Number(since) } : hold;
 }
 
-export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs: number; openSnapshot: (id: string, stored: string) => string }) {
+/** A stored live snapshot read into the chart, opened if sealed (sealed-parts.ts). */
+type ReadSnapshot = (id: string, chartVersion: string, stored: string, hasRun: boolean) => TaskSnapshot;
+
+export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs: number; readSnapshot: ReadSnapshot }) {
   const { conn, keys } = parts;
   const finished = new FinishedTasks(FINISHED_TASKS);
 
@@ -54,7 +56,7 @@ export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs
     const task = {
       owner,
       version: Number(version),
-      snapshot: decodeSnapshot(id, chart, parts.openSnapshot(id, snapshot)),
+      snapshot: parts.readSnapshot(id, chart, snapshot, run !== undefined),
       alive: Number(alive) === 1,
       origin: origin ? (JSON.parse(origin) as TaskOrigin) : undefined,
     };

@@ -27,7 +27,7 @@ import { storeKeys } from "./keys.ts";
 import { ownerHash, secretRequired } from "./owner-hash.ts";
 import { createReader, type ReadTask } from "./reader.ts";
 import { createRunHolds, runsNeedSecret } from "./run-holds.ts";
-import { createSealedParts } from "./sealed-parts.ts";
+import { createSealedParts, finalForChannel } from "./sealed-parts.ts";
 import { RENEW } from "./run-scripts.ts";
 import { APPLY, CREATE, CREATED, ID_TAKEN, OWNER_FULL, VERSIONS } from "./scripts.ts";
 import { CHART_VERSION, expiryOfSnapshot } from "./snapshot-codec.ts";
@@ -108,7 +108,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
   const hub = createHubBridge(conn, keys.hub, workerId);
   const seal = runSeal(secret);
   const sealed = createSealedParts(keys, seal);
-  const reader = createReader({ conn, keys, leaseMs, openSnapshot: sealed.openSnapshot });
+  const reader = createReader({ conn, keys, leaseMs, readSnapshot: sealed.readSnapshot });
   const runs = createRunHolds({ conn, keys, seal, workerId, leaseMs });
   let runtime: StoreRuntime | undefined;
   const connected = () => runtime ?? notConnected();
@@ -182,7 +182,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
         snapshot,
         final ? reader.storedFinal(id, change.json!) : "",
         keys.changes,
-        changeMessage(id, change, isSealed(snapshot) ? "" : snapshot, sealed.changeSealer(id, hasRun)),
+        changeMessage(id, final ? finalForChannel(change) : change, isSealed(snapshot) ? "" : snapshot, sealed.changeSealer(id, hasRun, change)),
         // A change made where the task runs (it carries no event) is published only while a listen stream
         // waits on the task (its listen key exists): no other instance needs it otherwise.
         change.event ? "" : keys.listen(id),

@@ -23,10 +23,11 @@ export function createRunHolds(parts: { conn: Connection; keys: StoreKeys; seal:
   const sealer = () => parts.seal ?? throwRunsNeedSecret();
 
   return {
-    /** The run's arguments of the create script (ARGV 13 to 18), "" when the task has none. */
+    /** The run's arguments of the create script (ARGV 13 to 18), "" when the task has none; the last two only for a released one. */
     createArgs(id: string, run: TaskRunRecord | undefined, released: boolean | undefined): (string | number)[] {
       if (!run) return [""];
-      return [run.name, run.version, sealer().seal(keys.task(id), run), released ? "1" : "", keys.changes, releasedMessage(id, run.name)];
+      const args = [run.name, run.version, sealer().seal(keys.task(id), run)];
+      return released ? [...args, "1", keys.changes, releasedMessage(id, run.name)] : args;
     },
     async claim(id: string): Promise<ClaimOutcome> {
       const [outcome, value] = await conn.run<[number, number?]>(CLAIM, [keys.task(id)], [keys.prefix, workerId, leaseMs, id]);

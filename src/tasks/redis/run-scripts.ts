@@ -27,9 +27,9 @@ end
 if h[4] and h[4] ~= '' then redis.call('HDEL', prefix .. 'held:' .. h[4], id) end
 local attempt = tonumber(h[2]) + 1
 local now = nowMs()
-local epoch = takeLease(prefix, me, leaseMs, true)
-redis.call('HSET', KEYS[1], 'a', attempt)
-hold(prefix, KEYS[1], id, h[1], me, epoch, now + leaseMs)
+local epoch = takeLease(prefix, me, leaseMs)
+redis.call('HSET', KEYS[1], 'a', attempt, 'w', me, 'le', epoch, 'rl', '')
+hold(prefix, id, h[1], me, redis.call('PTTL', KEYS[1]), now + leaseMs)
 redis.call('ZREM', prefix .. 'runs:' .. h[1], id)
 return { 1, attempt }
 `);

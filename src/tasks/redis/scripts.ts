@@ -27,8 +27,8 @@ export const ID_TAKEN = -1;
  * by this instance as attempt 1, or released (waiting in its run's set, and the channel told).
  * KEYS: task, tasks, lease, the owner's set. ARGV: now, expiresAt ("" for none), max, owner, chart
  * version, snapshot, worker, id, leaseMs, maxPerOwner ("" for no cap), origin JSON ("" for none), key
- * prefix, and for a run: its name ("" for none), version, sealed record, released ("1" or ""), the channel
- * and the released message.
+ * prefix, and for a run: its name ("" for none), version, sealed record, and for a released one "1", the
+ * channel and the released message.
  * Returns 1 when added, 0 when full, 2 when the owner holds its cap, -1 when the id is taken.
  */
 export const CREATE = script(`${RUN_LUA}
@@ -44,8 +44,16 @@ if capped then
 end
 local score = ARGV[2] == '' and '+inf' or ARGV[2]
 redis.call('ZADD', KEYS[2], score, ARGV[8])
-redis.call('HSET', KEYS[1], 'v', 1, 'cv', ARGV[5], 's', ARGV[6], 'o', ARGV[4], 'w', ARGV[7])
-if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'g', ARGV[11]) end
+local run = (ARGV[13] or '') ~= ''
+local released = run and (ARGV[16] or '') == '1'
+local epoch = takeLease(ARGV[12], ARGV[7], ARGV[9])
+local fields = { 'v', 1, 'cv', ARGV[5], 's', ARGV[6], 'o', ARGV[4], 'w', released and '' or ARGV[7] }
+if ARGV[11] ~= '' then fields[#fields + 1] = 'g'; fields[#fields + 1] = ARGV[11] end
+if run then
+  for _, v in ipairs({ 'rn', ARGV[13], 'rv', ARGV[14], 'r', ARGV[15], 'a', released and 0 or 1, 'rl', released and '1' or '' }) do fields[#fields + 1] = v end
+  if not released then fields[#fields + 1] = 'le'; fields[#fields + 1] = epoch end
+end
+redis.call('HSET', KEYS[1], unpack(fields))
 local ttl = ARGV[2] ~= '' and math.max(1, tonumber(ARGV[2]) - tonumber(ARGV[1])) or nil
 if ttl then redis.call('PEXPIRE', KEYS[1], string.format('%d', ttl)) end
 if capped then
@@ -55,17 +63,11 @@ if capped then
     redis.call('PEXPIRE', KEYS[4], string.format('%d', ttl))
   end
 end
-local epoch = takeLease(ARGV[12], ARGV[7], ARGV[9], (ARGV[13] or '') ~= '' and ARGV[16] ~= '1')
-if (ARGV[13] or '') ~= '' then
-  redis.call('HSET', KEYS[1], 'rn', ARGV[13], 'rv', ARGV[14], 'r', ARGV[15])
-  if ARGV[16] == '1' then
-    redis.call('HSET', KEYS[1], 'a', 0, 'rl', '1', 'w', '')
-    waiting(ARGV[12], KEYS[1], ARGV[8], ARGV[13], nowMs())
-    redis.call('PUBLISH', ARGV[17], ARGV[18])
-  else
-    redis.call('HSET', KEYS[1], 'a', 1)
-    hold(ARGV[12], KEYS[1], ARGV[8], ARGV[13], ARGV[7], epoch, nowMs() + tonumber(ARGV[9]))
-  end
+if released then
+  waiting(ARGV[12], KEYS[1], ARGV[8], ARGV[13], nowMs())
+  redis.call('PUBLISH', ARGV[17], ARGV[18])
+elseif run then
+  hold(ARGV[12], ARGV[8], ARGV[13], ARGV[7], ttl or -1, nowMs() + tonumber(ARGV[9]))
 end
 return 1
 `);
@@ -134,7 +136,8 @@ if ARGV[3] ~= '' then
   local final = string.format('%d', v) .. ' ' .. h[2] .. ' ' .. origin .. ARGV[3]
   if ttl == -1 then redis.call('SET', KEYS[1], final) else redis.call('SET', KEYS[1], final, 'PX', math.max(ttl, 1)) end
   if h[4] then
-    redis.call('ZREM', ARGV[8] .. 'runs:' .. h[4], ARGV[9])
+    -- A run's own write passed its fence: the task is held, so it waits in no run's set.
+    if (ARGV[7] or '') == '' then redis.call('ZREM', ARGV[8] .. 'runs:' .. h[4], ARGV[9]) end
     if h[7] and h[7] ~= '' then redis.call('HDEL', ARGV[8] .. 'held:' .. h[7], ARGV[9]) end
   end
 else

@@ -49,7 +49,8 @@ export function durableCases(kit: TaskStoreKitOptions, shared: boolean): void {
   /** A run's own write of the next version (fenced by `attempt`), or a client's change (no fence). */
   const change = (id: string, at: number, version: number, attempt?: number, json?: string): TaskWrite => ({
     version,
-    snapshot: snapshot(id, json ? "cancelled" : "working", at, at + version, { statusMessage: `v${version}` }),
+    // A task with a run carries its attempt in its snapshot, as the chart keeps it.
+    snapshot: snapshot(id, json ? "cancelled" : "working", at, at + version, { statusMessage: `v${version}`, attempt: attempt ?? 1 }),
     statusChanged: json !== undefined,
     json,
     ...(attempt === undefined ? { event: { type: "task.cancel", at: at + version } } : { fence: { attempt } }),
