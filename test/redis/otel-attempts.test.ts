@@ -7,15 +7,14 @@
 import { randomUUID } from "node:crypto";
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
 import { mcpOpenTelemetry } from "../../src/otel/index.ts";
 import { defineTaskRun, mcpTask, mcpTasks, type McpTaskRunContext } from "../../src/tasks/index.ts";
-import { redisTaskStore, type RedisTaskStore } from "../../src/tasks/redis/index.ts";
+import { redisTaskStore } from "../../src/tasks/redis/index.ts";
 import { testSdk, type TestSdk } from "../helpers/otel-sdk.ts";
-import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { appFor, call, TASKS } from "../helpers/wire.ts";
-import { until } from "./cluster.ts";
+import { until, useRedisClusters } from "./cluster.ts";
 
 const caps = { extensions: { [TASKS]: {} } };
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -23,15 +22,7 @@ const traceparent = `00-${TRACE}-00f067aa0ba902b7-01`;
 const LEASE_MS = 300;
 const RUN_SPAN = "execute_tool steps";
 
-let redis: RedisServer;
-const open: RedisTaskStore[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((store) => store.close().catch(() => {})));
-});
-afterAll(() => redis?.stop());
+const servers = useRedisClusters();
 
 /**
  * Two steps, a checkpoint after each; on instance `who`'s attempt 1 (when `stalls`), the second step waits
@@ -60,8 +51,7 @@ function stepsRun(who: string, attempts: string[], stalls: boolean) {
 
 /** One instance on the shared Redis serving the steps run, traced into an SDK of its own. */
 function instance(prefix: string, who: string, attempts: string[], stalls = false) {
-  const store = redisTaskStore({ url: redis.url, secret: "otel-attempts-secret", prefix, leaseMs: LEASE_MS });
-  open.push(store);
+  const store = servers.closeAfter(redisTaskStore({ url: servers.redis.url, secret: "otel-attempts-secret", prefix, leaseMs: LEASE_MS }));
   const sdk = testSdk();
   const run = stepsRun(who, attempts, stalls);
   const tasks = mcpTasks({ store, runs: [run] });
@@ -75,7 +65,7 @@ function instance(prefix: string, who: string, attempts: string[], stalls = fals
     create: async () => (await call(app, "tools/call", { name: "steps" }, { caps, meta: { traceparent } })).body.result as { taskId: string },
     get: async (taskId: string) => (await call(app, "tasks/get", { taskId }, { caps })).body.result,
     /** The instance is lost to the others: its lease is gone from Redis (as after a stall past it). */
-    lose: () => redis.cli("DEL", store.leaseKey),
+    lose: () => servers.redis.cli("DEL", store.leaseKey),
     /** The run spans this instance ended, by attempt. */
     runSpans: () => new Map(sdk.spans().filter((s) => s.name === RUN_SPAN).map((s) => [s.attributes["mcp.task.attempt"], s])),
     creatingSpan: () => sdk.spans().find((s) => s.name === "tools/call steps"),
