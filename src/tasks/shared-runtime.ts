@@ -126,7 +126,8 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
       (entry.followers ??= new Set()).add((snapshot) => {
         if (snapshot.value === "completed" || snapshot.value === "failed" || snapshot.value === "cancelled") resolve({ outcome: "finished", status: snapshot.value, attempt });
       });
-      (entry.leaving ??= new Set()).add(() => resolve(this.draining ? { outcome: "released", attempt } : { outcome: "fenced", attempt }));
+      // Why the attempt left, not whether this process drains: an attempt fenced during a drain was not handed off.
+      (entry.leaving ??= new Set()).add((why) => resolve(why === "shutdown" ? { outcome: "released", attempt } : { outcome: "fenced", attempt }));
     });
     this.started(entry);
     actor.subscribe(entry.observer);
