@@ -57,7 +57,9 @@ export interface TaskExecutor {
  * - `released`: this process drained and handed the attempt off: deliver it again now, elsewhere.
  * - `draining`: this process is draining and did not claim it: deliver it again now, elsewhere.
  * - `taken`: another process still holds the task (its lease has not lapsed): deliver it again after `retryInMs`.
- * - `fenced`: this attempt lost its lease while it ran and another holds the task now: the delivery is done.
+ * - `fenced`: this attempt lost its hold on the task while it ran (its process's lease was found gone, or
+ *   another process claimed it): deliver it again now, and the claim runs the next attempt or answers `taken`
+ *   or `gone`. An executor that does not redeliver may count it done: an instance starts the next attempt.
  * - `gone`: unknown, expired or already final: the delivery is done.
  * - `unserved`: this process does not serve the run's name, or serves an older version: deliver it elsewhere.
  */

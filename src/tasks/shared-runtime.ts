@@ -72,8 +72,8 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
    * Claims the next attempt of task `id` and runs it here: the previous holder's loss and this claim go to
    * the chart first (which fails the task once no attempt is left), then the run's record is read (a record
    * the store refused fails the task, never runs). Resolves once the attempt ended here: finished (its end
-   * stored), fenced (another attempt holds the task now), released (handed off by a drain), or without a
-   * claim (taken, gone, unserved, draining).
+   * stored), fenced (it lost its hold on the task: this instance's lease went, or another attempt holds it),
+   * released (handed off by a drain), or without a claim (taken, gone, unserved, draining).
    */
   async claimTask(id: string): Promise<TaskExecution> {
     const { store, changes, local } = this;

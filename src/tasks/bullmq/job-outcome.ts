@@ -4,17 +4,20 @@ import type { TaskExecution } from "../executor.ts";
 
 /**
  * When the job must be delivered again (epoch ms), or undefined when its delivery is done: the task
- * ended, this attempt was fenced (another holds the task), or the task is gone.
+ * ended, or it is gone.
  */
 export function redeliveryTime(execution: TaskExecution, now: number, unservedRetryMs: number): number | undefined {
   switch (execution.outcome) {
     case "finished":
-    case "fenced":
     case "gone":
       return undefined;
     case "released":
     case "draining":
       // Handed off: another worker takes it at once.
+      return now;
+    case "fenced":
+      // This worker's lease went while BullMQ's lock on the job stayed its own, so no other worker has the
+      // job: nothing else delivers the task's next attempt. The claim decides whether it runs.
       return now;
     case "taken":
       // The previous holder's lease has not lapsed yet (it may still be alive): try once it has.

@@ -80,6 +80,8 @@ function nextTry(execution: TaskExecution): number | null {
       return execution.retryInMs;
     case "released":
     case "draining":
+    // Nothing but this delivery executes the task's next attempt; the claim decides whether it runs.
+    case "fenced":
       return 0;
     case "unserved":
       // A module not serving the run's name or version yet (a deploy rolling out): tried again later.
