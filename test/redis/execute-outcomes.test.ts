@@ -4,26 +4,17 @@
 // why the attempt left, not what the worker was doing meanwhile: a drain's hand-off is `released`, and an
 // attempt fenced while its worker drains (its lease gone, another worker claiming the task) is `fenced`.
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
 import { defineTaskRun, mcpTask, mcpTasks, type McpTaskRunContext, type TaskExecutor } from "../../src/tasks/index.ts";
-import { redisTaskStore, type RedisTaskStore } from "../../src/tasks/redis/index.ts";
-import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
+import { redisTaskStore } from "../../src/tasks/redis/index.ts";
 import { appFor, call, TASKS } from "../helpers/wire.ts";
-import { until } from "./cluster.ts";
+import { until, useRedisClusters } from "./cluster.ts";
 
 const caps = { extensions: { [TASKS]: {} } };
 const LEASE_MS = 300;
 
-let redis: RedisServer;
-const open: RedisTaskStore[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((store) => store.close().catch(() => {})));
-});
-afterAll(() => redis?.stop());
+const servers = useRedisClusters();
 
 // Deliveries are the test's own `execute` calls: web instances only store the task.
 const manual: TaskExecutor = { name: "manual", redelivers: true, async start() {} };
@@ -48,8 +39,7 @@ function holdRun(who: string, attempts: string[]) {
 
 /** An instance on the shared Redis serving the hold run: `create` makes a task through its app. */
 function instance(prefix: string, who: string, attempts: string[]) {
-  const store = redisTaskStore({ url: redis.url, secret: "execute-outcomes-secret", prefix, leaseMs: LEASE_MS });
-  open.push(store);
+  const store = servers.closeAfter(redisTaskStore({ url: servers.redis.url, secret: "execute-outcomes-secret", prefix, leaseMs: LEASE_MS }));
   const run = holdRun(who, attempts);
   const tasks = mcpTasks({ store, runs: [run], executor: manual });
   const tool = defineTool({ name: "hold", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run, input: {} }) });
@@ -59,7 +49,7 @@ function instance(prefix: string, who: string, attempts: string[]) {
     create: async () => (await call(app, "tools/call", { name: "hold" }, { caps })).body.result as { taskId: string },
     get: async (taskId: string) => (await call(app, "tasks/get", { taskId }, { caps })).body.result as { status: string },
     /** The instance is lost to the others: its lease is gone from Redis (as after a stall past it). */
-    lose: () => redis.cli("DEL", store.leaseKey),
+    lose: () => servers.redis.cli("DEL", store.leaseKey),
   };
 }
 
