@@ -8,6 +8,11 @@ import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { createProvider, type Provider } from "./quiet-oidc-provider.ts";
 
+// A token's exp is whole seconds after an iat rounded down: a 1 s lifetime can leave a few milliseconds of
+// validity, and a loaded machine may use it too late. 2 s leaves at least one whole second, and
+// is over within the 2.1 s the tests wait after using it.
+const SHORT_TTL_S = 2;
+
 /** Scopes the server grants. */
 export const AS_SCOPES = ["mcp", "mcp:admin", "mcp:other"];
 
@@ -118,7 +123,7 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
           getResourceServerInfo: (_ctx, resource, who) => ({
             scope: AS_SCOPES.join(" "),
             audience: resource,
-            accessTokenTTL: who.clientId === shortLivedClient.id ? 1 : 300,
+            accessTokenTTL: who.clientId === shortLivedClient.id ? SHORT_TTL_S : 300,
             accessTokenFormat: resource === opaqueResource ? "opaque" : "jwt",
             jwt: { sign: { alg: "ES256" } },
           }),
@@ -126,7 +131,7 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
       },
       extraTokenClaims: (ctx, token) =>
         (token as { clientId?: string }).clientId === futureClient.id ? { nbf: Math.floor(Date.now() / 1000) + 3600 } : undefined,
-      ttl: { AccessToken: 300, ClientCredentials: (ctx, token, who) => (who.clientId === shortLivedClient.id ? 1 : 300) },
+      ttl: { AccessToken: 300, ClientCredentials: (ctx, token, who) => (who.clientId === shortLivedClient.id ? SHORT_TTL_S : 300) },
     });
     current.on("server_error", (_ctx, error) => console.error("authorization server error:", error));
   };

@@ -188,7 +188,7 @@ describe("every bad input of the list, answered in full in both eras", () => {
       otherAs.token(RESOURCE, "mcp"),
       as.token("http://localhost/other-mcp", "mcp"),
     ]);
-    // The short-lived token's second runs out while the others are built.
+    // The short-lived token's lifetime runs out while the others are built.
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const refused = (description: string): Expected => ({ status: 401, description });
     const token = (name: string, value: string, description: string): BadInput => ({ name, authorization: [`Bearer ${value}`], expected: refused(description) });
