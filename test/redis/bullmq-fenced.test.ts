@@ -11,7 +11,7 @@ import { defineTaskRun, mcpTask, mcpTasks, type McpTaskRunContext } from "../../
 import { redisTaskStore, type RedisTaskStore } from "../../src/tasks/redis/index.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { appFor, call, TASKS } from "../helpers/wire.ts";
-import { until } from "./cluster.ts";
+import { until, untilAborted } from "./cluster.ts";
 
 const caps = { extensions: { [TASKS]: {} } };
 const LEASE_MS = 300;
@@ -46,10 +46,7 @@ function logicalServer() {
       async run(task: McpTaskRunContext) {
         attempts.push(`${who}:${task.attempt}`);
         if (task.attempt > 1) return `attempt ${task.attempt} in ${who}`;
-        return new Promise<never>((_, reject) => {
-          if (task.signal.aborted) reject(task.signal.reason);
-          else task.signal.addEventListener("abort", () => reject(task.signal.reason));
-        });
+        return untilAborted(task.signal);
       },
     });
     const tasks = mcpTasks({ store, runs: [run], executor });

@@ -82,3 +82,11 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 3000, 
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves never; rejects with the signal's reason once it aborts (an attempt held until it is handed off or fenced). */
+export function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}

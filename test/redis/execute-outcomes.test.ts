@@ -6,10 +6,10 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
-import { defineTaskRun, mcpTask, mcpTasks, type McpTaskRunContext, type TaskExecutor } from "../../src/tasks/index.ts";
+import { defineTaskRun, mcpTask, mcpTasks, type TaskExecutor } from "../../src/tasks/index.ts";
 import { redisTaskStore } from "../../src/tasks/redis/index.ts";
 import { appFor, call, TASKS } from "../helpers/wire.ts";
-import { until, useRedisClusters } from "./cluster.ts";
+import { until, untilAborted, useRedisClusters } from "./cluster.ts";
 
 const caps = { extensions: { [TASKS]: {} } };
 const LEASE_MS = 300;
@@ -21,17 +21,12 @@ const manual: TaskExecutor = { name: "manual", redelivers: true, async start() {
 
 /** Attempt 1 holds until its signal aborts; a later attempt completes at once. */
 function holdRun(who: string, attempts: string[]) {
-  const stopped = (task: McpTaskRunContext) =>
-    new Promise<never>((_, reject) => {
-      if (task.signal.aborted) reject(task.signal.reason);
-      else task.signal.addEventListener("abort", () => reject(task.signal.reason));
-    });
   return defineTaskRun({
     name: "hold",
     maxAttempts: 3,
     async run(task) {
       attempts.push(`${who}:${task.attempt}`);
-      if (task.attempt === 1) return stopped(task);
+      if (task.attempt === 1) return untilAborted(task.signal);
       return `attempt ${task.attempt} in ${who}`;
     },
   });

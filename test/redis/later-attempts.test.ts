@@ -8,12 +8,12 @@ import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineMcpPlugin, defineTool, type McpPlugin } from "../../src/index.ts";
 import { mcpOpenTelemetry } from "../../src/otel/index.ts";
 import type { JsonObject } from "../../src/protocol/types.ts";
-import { defineTaskRun, mcpTask, mcpTasks, type McpTaskRunContext } from "../../src/tasks/index.ts";
+import { defineTaskRun, mcpTask, mcpTasks } from "../../src/tasks/index.ts";
 import { redisTaskStore } from "../../src/tasks/redis/index.ts";
 import { testSdk } from "../helpers/otel-sdk.ts";
 import { sseReader } from "../helpers/sse.ts";
 import { appFor, call, modernRequest, TASKS } from "../helpers/wire.ts";
-import { until, useRedisClusters } from "./cluster.ts";
+import { until, untilAborted, useRedisClusters } from "./cluster.ts";
 
 const caps = { extensions: { [TASKS]: {} } };
 const ATTEMPT = "io.github.h3-mcp/attempt";
@@ -32,14 +32,6 @@ interface Wrapped {
   outcome?: unknown;
 }
 
-/** Resolves never; rejects once the task's signal aborts (a first attempt held until its instance is lost). */
-function heldUntilAborted(task: McpTaskRunContext): Promise<never> {
-  return new Promise((_, reject) => {
-    if (task.signal.aborted) reject(task.signal.reason);
-    else task.signal.addEventListener("abort", () => reject(task.signal.reason));
-  });
-}
-
 /**
  * One instance on the shared Redis: run `report` (its first attempts held here when `holds`), offered by two
  * tools, `strict` (an outputSchema wanting an integer `n`) and `loose` (none), and a plugin recording
@@ -52,7 +44,7 @@ function instance(prefix: string, who: string, wrapped: Wrapped[], holds = false
     name: "report",
     maxAttempts: 2,
     async run(task, input: { n: unknown }) {
-      if (holds && task.attempt === 1) await heldUntilAborted(task);
+      if (holds && task.attempt === 1) await untilAborted(task.signal);
       return { content: [{ type: "text", text: `attempt ${task.attempt} in ${who}` }], structuredContent: { n: input.n } };
     },
   });

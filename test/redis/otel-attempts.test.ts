@@ -10,11 +10,11 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
 import { mcpOpenTelemetry } from "../../src/otel/index.ts";
-import { defineTaskRun, mcpTask, mcpTasks, type McpTaskRunContext } from "../../src/tasks/index.ts";
+import { defineTaskRun, mcpTask, mcpTasks } from "../../src/tasks/index.ts";
 import { redisTaskStore } from "../../src/tasks/redis/index.ts";
 import { testSdk, type TestSdk } from "../helpers/otel-sdk.ts";
 import { appFor, call, TASKS } from "../helpers/wire.ts";
-import { until, useRedisClusters } from "./cluster.ts";
+import { until, untilAborted, useRedisClusters } from "./cluster.ts";
 
 const caps = { extensions: { [TASKS]: {} } };
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -29,11 +29,6 @@ const servers = useRedisClusters();
  * for the attempt's signal and rejects with its reason, as a run that honours it does.
  */
 function stepsRun(who: string, attempts: string[], stalls: boolean) {
-  const stopped = (task: McpTaskRunContext) =>
-    new Promise<never>((_, reject) => {
-      if (task.signal.aborted) reject(task.signal.reason);
-      else task.signal.addEventListener("abort", () => reject(task.signal.reason));
-    });
   return defineTaskRun({
     name: "steps",
     maxAttempts: 3,
@@ -41,7 +36,7 @@ function stepsRun(who: string, attempts: string[], stalls: boolean) {
       attempts.push(`${who}:${task.attempt}`);
       const from = (task.checkpoint as { done: number } | undefined)?.done ?? 0;
       for (let done = from; done < 2; done++) {
-        if (stalls && done === 1 && task.attempt === 1) await stopped(task);
+        if (stalls && done === 1 && task.attempt === 1) await untilAborted(task.signal);
         await task.saveCheckpoint({ done: done + 1 });
       }
       return { content: [], structuredContent: { attempt: task.attempt, resumedFrom: from } };

@@ -29,7 +29,7 @@ export interface TaskMeta {
    * For a run found by name (`defineTaskRun`): the attempt that holds the task or held it last, 1-based.
    * Absent for a closure's task, and until the first attempt is claimed.
    */
-  "io.github.h3-mcp/attempt"?: number;
+  [META.attempt]?: number;
   [key: string]: unknown;
 }
 
