@@ -34,7 +34,8 @@ export interface McpTaskRunContext extends McpTaskContext {
   readonly checkpoint: unknown;
   /**
    * Keeps `value` (small JSON data) for the next attempt. Rejects, and the signal aborts, when this
-   * attempt no longer holds the task (its lease was lost): its writes never land.
+   * attempt no longer holds the task (its lease was lost) or the task ended elsewhere (cancelled through
+   * another instance before this one heard of it): its writes never land.
    */
   saveCheckpoint(value: unknown): Promise<void>;
 }

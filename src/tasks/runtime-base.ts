@@ -20,7 +20,7 @@ import { AttemptRun, fencedReason, type AttemptSink } from "./attempt-run.ts";
 import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
 import { capRefusal, newTaskActor, runRecordOf, storeFailure, taskEnded, tellFollowers } from "./runtime-parts.ts";
 import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats, TaskSubscription } from "./runtime.ts";
-import type { CreateOutcome, TaskChange, TaskFeed, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore } from "./store.ts";
+import type { CreateOutcome, FinalStatus, TaskChange, TaskFeed, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore } from "./store.ts";
 import { TaskRun } from "./task-run.ts";
 
 export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
@@ -167,7 +167,22 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
       this.fenced(task);
       throw fencedReason(run.attempt);
     }
-    if (kept === "gone") throw taskEnded();
+    if (kept === "gone") {
+      // The task ended elsewhere (cancelled, or failed on another instance) and the change has not reached
+      // this instance yet: the run learns it now, its signal aborting as that end's own would.
+      run.endedElsewhere(await this.endedAs(task.id));
+      throw taskEnded();
+    }
+  }
+
+  /** How the store has a task ended, or undefined when it cannot tell (expired, or the read failed). */
+  private async endedAs(id: string): Promise<FinalStatus | undefined> {
+    try {
+      const found = await this.store.readHeld?.(id);
+      return found?.json === undefined ? undefined : found.status;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Attempt `attempt` of a run found by name, on a task that runs here from now on. */

@@ -12,7 +12,7 @@ import { isThenable } from "../utils/is-thenable.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { RunReport } from "./run-outcome.ts";
-import type { TaskOrigin } from "./store.ts";
+import type { FinalStatus, TaskOrigin } from "./store.ts";
 
 /**
  * Where a run reports what its work produced. The run only reports; it learns what became of the task by
@@ -151,6 +151,16 @@ export class TaskRun implements McpTaskContext, RunReport {
     if (this.#waiters) {
       for (const waiter of this.#waiters) waiter({ value: "failed", context: this.#task.snapshot.context });
     }
+  }
+
+  /**
+   * @internal The store has the task ended (`status`, when it could tell) before the actor here heard of
+   * it: the signal aborts as that end's own would. The actor still takes the change when it arrives.
+   */
+  endedElsewhere(status: FinalStatus | undefined): void {
+    if (this.#ended) return;
+    this.#ended = status === "cancelled" ? "cancelled" : "failed";
+    this.#task.abort?.abort(abortReason(this.#ended));
   }
 
   /** @internal Ends the task with `result`, whose JSON the caller already made. */
