@@ -30,7 +30,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     const started = performance.now();
     const drained = await tasks.drain({ deadlineMs: drainMs });
     const ms = (performance.now() - started).toFixed(1);
-    console.log(`drained: ${drained.finished} finished, ${drained.handedOff} handed off, ${drained.failed} failed in ${ms} ms`);
+    console.log(`drained: ${drained.finished} finished, ${drained.handedOff} handed off, ${drained.failed} failed, ${drained.fenced} fenced in ${ms} ms`);
     // Requests under way get a moment to be answered (the one that ended the last task, say); whatever is
     // still open after it (listen streams) is cut.
     const closing = server.close();

@@ -35,7 +35,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => process.exit(1));
     console.log(`${signal}: draining (up to ${drainMs} ms)`);
     const drained = await worker.close();
-    console.log(`drained: ${drained.finished} finished, ${drained.handedOff} handed off, ${drained.failed} failed`);
+    console.log(`drained: ${drained.finished} finished, ${drained.handedOff} handed off, ${drained.failed} failed, ${drained.fenced} fenced`);
     await environment.close();
     process.exit(0);
   });

@@ -7,7 +7,7 @@ import type { TaskEvent } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { DrainReport } from "./executor.ts";
-import type { LocalTask, LocalTasks } from "./local-tasks.ts";
+import type { LeaveReason, LocalTask, LocalTasks } from "./local-tasks.ts";
 
 export interface DrainOptions {
   /** The most the drain waits for the runs here to end on their own, in ms. */
@@ -50,10 +50,18 @@ export function drainDeadline(options: DrainOptions): number {
 export async function drainTasks(parts: DrainParts, deadlineMs: number): Promise<DrainReport> {
   const { local } = parts;
   const here = local.ids();
+  // An attempt fenced meanwhile leaves without ending here or being handed off: counted on its own.
+  let fenced = 0;
+  const counted = (why: LeaveReason) => {
+    if (why === "fenced") fenced++;
+  };
+  for (const id of here) {
+    const task = local.get(id);
+    if (task) (task.leaving ??= new Set()).add(counted);
+  }
   if (here.length) await within(parts.idle(), deadlineMs);
   const left = local.ids().flatMap((id) => local.get(id) ?? []);
-  const finished = here.filter((id) => !local.has(id)).length;
-  if (!left.length) return { finished, handedOff: 0, failed: 0 };
+  if (!left.length) return { finished: here.length - fenced, handedOff: 0, failed: 0, fenced };
 
   const handedOff = new Set<LocalTask>();
   const end = async (task: LocalTask) => {
@@ -66,7 +74,7 @@ export async function drainTasks(parts: DrainParts, deadlineMs: number): Promise
 
   let failed = 0;
   for (const task of left) if (!handedOff.has(task) && failedByDrain(task)) failed++;
-  return { finished: finished + left.length - handedOff.size - failed, handedOff: handedOff.size, failed };
+  return { finished: here.length - handedOff.size - failed - fenced, handedOff: handedOff.size, failed, fenced };
 }
 
 /** The chart's event for a run that cannot go on after this instance: it fails, saying the instance shut down. */

@@ -72,11 +72,16 @@ export type TaskExecution =
   | { readonly outcome: "gone" }
   | { readonly outcome: "unserved"; readonly name: string; readonly version: number };
 
-/** What a drain did: runs that finished in time, runs handed off to another process, tasks failed. */
+/** What a drain did with the runs that were here: each one is counted once, in the way it left. */
 export interface DrainReport {
+  /** Runs that ended by themselves in time (completed, failed or cancelled). */
   readonly finished: number;
+  /** Runs the drain handed off to another process, none of their attempts spent. */
   readonly handedOff: number;
+  /** Tasks the drain failed with the `shutdown` reason (their runs could not be handed off). */
   readonly failed: number;
+  /** Attempts fenced while the drain waited: they lost their lease, and another process holds the task. */
+  readonly fenced: number;
 }
 
 /**

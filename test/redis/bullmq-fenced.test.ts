@@ -102,7 +102,7 @@ describe("a BullMQ worker's attempt fenced while the job stays the worker's", ()
     await until(async () => (await server.get(taskId)).status === "completed", 10_000, "the task completing");
     expect((await server.get(taskId)).result?.content).toEqual([{ type: "text", text: "attempt 2 in b" }]);
     expect(server.attempts).toEqual(["a:1", "b:2"]);
-    expect(await closed).toMatchObject({ handedOff: 0, failed: 0 });
+    expect(await closed).toEqual({ finished: 0, handedOff: 0, failed: 0, fenced: 1 });
     expect((await server.executor.queue.getJob(taskId))!.returnvalue).toBe("finished");
     expect([...a.errors, ...b.errors]).toEqual([]);
   });

@@ -39,7 +39,7 @@ describe("draining an instance on Redis", () => {
         await new Promise((r) => setTimeout(r, 20));
       }
       await drained;
-      expect(report).toEqual({ finished: 0, handedOff: 0, failed: 2 });
+      expect(report).toEqual({ finished: 0, handedOff: 0, failed: 2, fenced: 0 });
       // Written before the drain resolved: read from the other instance at once.
       for (const id of [working, parked]) {
         const task = (await client(b).get(id)).body.result;
@@ -72,7 +72,7 @@ describe("draining an instance on Redis", () => {
 
     // Answered through the other instance, the run on the draining one goes on and finishes there.
     await client(b).update(parked, { confirm: { action: "accept", content: { confirm: true } } });
-    expect(await drained).toEqual({ finished: 1, handedOff: 0, failed: 0 });
+    expect(await drained).toEqual({ finished: 1, handedOff: 0, failed: 0, fenced: 0 });
     expect((await client(b).get(parked)).body.result).toMatchObject({ status: "completed", result: { content: [{ text: "Deleted." }] } });
     b.gates.open(elsewhere, { content: [] });
   });
@@ -87,7 +87,7 @@ describe("draining an instance on Redis", () => {
       await redis.stop();
       // Resolves although the store answers nothing (the lease, far longer, has not lapsed): the final
       // writes are bounded by the drain itself, and the run is ended here.
-      expect(await a.plugin.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 0, failed: 1 });
+      expect(await a.plugin.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 0, failed: 1, fenced: 0 });
       expect(a.plugin.stats.localTasks).toBe(0);
       expect(a.seen.signalAborted).toEqual([id]);
     } finally {

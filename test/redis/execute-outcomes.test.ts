@@ -58,7 +58,7 @@ describe("a worker's execute answer for an attempt that left it", () => {
     const executed = a.tasks.execute(taskId);
     await until(() => attempts.length === 1, 5000, "attempt 1 on a");
 
-    expect(await a.tasks.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 1, failed: 0 });
+    expect(await a.tasks.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 1, failed: 0, fenced: 0 });
     expect(await executed).toEqual({ outcome: "released", attempt: 1 });
     expect(attempts).toEqual(["a:1"]);
   });
@@ -79,7 +79,7 @@ describe("a worker's execute answer for an attempt that left it", () => {
     expect(await b.tasks.execute(taskId)).toEqual({ outcome: "finished", status: "completed", attempt: 2 });
     expect(await executedOnA).toEqual({ outcome: "fenced", attempt: 1 });
     // Nothing was left for a's drain to hand off: the attempt had left a by then.
-    expect(await drained).toMatchObject({ handedOff: 0, failed: 0 });
+    expect(await drained).toEqual({ finished: 0, handedOff: 0, failed: 0, fenced: 1 });
     expect(attempts).toEqual(["a:1", "b:2"]);
     expect((await web.get(taskId)).status).toBe("completed");
   });

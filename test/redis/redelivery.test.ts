@@ -216,7 +216,7 @@ describe("runs found by name on Redis", () => {
     let holder = a;
     for (const who of ["b", "c", "d"]) {
       const next = blocking(who);
-      expect(await holder.plugin.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 1, failed: 0 });
+      expect(await holder.plugin.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 1, failed: 0, fenced: 0 });
       await until(() => seen.length === ["a", "b", "c", "d"].indexOf(who) + 1, 10_000, `attempt ${seen.length + 1} on ${who}`);
       expect(await watcher.get(taskId)).toMatchObject({ status: "working", _meta: { [ATTEMPT]: seen.length } });
       holder = next;
@@ -242,7 +242,7 @@ describe("runs found by name on Redis", () => {
   it("hands a retryable task off at once on drain, and a task cancelled while released is never run again", async () => {
     const { prefix, seen, reasons, a, taskId } = await firstAttempt();
     const watcher = instance(prefix, []);
-    expect(await a.plugin.drain({ deadlineMs: 20 })).toEqual({ finished: 0, handedOff: 1, failed: 0 });
+    expect(await a.plugin.drain({ deadlineMs: 20 })).toEqual({ finished: 0, handedOff: 1, failed: 0, fenced: 0 });
     expect(reasons).toEqual([expect.stringMatching(/shutdown/)]);
     expect(await watcher.get(taskId)).toMatchObject({ status: "working", _meta: { [ATTEMPT]: 1 } });
 

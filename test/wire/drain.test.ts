@@ -22,7 +22,7 @@ const get = async (app: ReturnType<typeof tasksApp>["app"], taskId: string) => (
 describe("plugin.drain", () => {
   it("answers at once with nothing to report when no run is here", async () => {
     const { plugin } = tasksApp();
-    expect(await plugin.drain({ deadlineMs: 60_000 })).toEqual({ finished: 0, handedOff: 0, failed: 0 });
+    expect(await plugin.drain({ deadlineMs: 60_000 })).toEqual({ finished: 0, handedOff: 0, failed: 0, fenced: 0 });
   });
 
   it("lets a run that ends before the deadline finish, and resolves when it does", async () => {
@@ -34,7 +34,7 @@ describe("plugin.drain", () => {
     expect(report).toBeUndefined();
     gates.open(id, { content: [{ type: "text", text: "in time" }] });
     await drained;
-    expect(report).toEqual({ finished: 1, handedOff: 0, failed: 0 });
+    expect(report).toEqual({ finished: 1, handedOff: 0, failed: 0, fenced: 0 });
     expect(await get(app, id)).toMatchObject({ status: "completed", result: { content: [{ text: "in time" }] } });
   });
 
@@ -49,7 +49,7 @@ describe("plugin.drain", () => {
       const current = [await sse.next(), await sse.next()].map((f) => f.params.status).sort();
       expect(current).toEqual(["input_required", "working"]);
 
-      expect(await plugin.drain({ deadlineMs: 30 })).toEqual({ finished: 0, handedOff: 0, failed: 2 });
+      expect(await plugin.drain({ deadlineMs: 30 })).toEqual({ finished: 0, handedOff: 0, failed: 2, fenced: 0 });
       for (const id of [working, parked]) {
         const task = await get(app, id);
         expect(task).toMatchObject({ status: "failed", statusMessage: SHUT_DOWN.message });
@@ -93,7 +93,7 @@ describe("plugin.drain", () => {
     expectShape(S.updateTask, updated.body.result);
     expect(await get(app, parked)).toMatchObject({ status: "completed", result: { content: [{ text: "Deleted." }] } });
     expectShape(S.cancelTask, (await call(app, "tasks/cancel", { taskId: cancelled }, { caps })).body.result);
-    expect(await drained).toEqual({ finished: 2, handedOff: 0, failed: 0 });
+    expect(await drained).toEqual({ finished: 2, handedOff: 0, failed: 0, fenced: 0 });
     expect((await get(app, cancelled)).status).toBe("cancelled");
   });
 
@@ -105,7 +105,7 @@ describe("plugin.drain", () => {
     const id = await create(app, "controlled");
     const first = plugin.drain({ deadlineMs: 0 });
     expect(plugin.drain({ deadlineMs: 60_000 })).toBe(first);
-    expect(await first).toEqual({ finished: 0, handedOff: 0, failed: 1 });
+    expect(await first).toEqual({ finished: 0, handedOff: 0, failed: 1, fenced: 0 });
     expect((await get(app, id)).status).toBe("failed");
   });
 });
@@ -120,7 +120,7 @@ describe("srvx's close() after a drain", () => {
     const request = modernRequest("tools/call", { name: "controlled" }, { caps });
     const created = await fetch(url, { method: "POST", headers: request.headers, body: await request.text() });
     const { taskId } = (await created.json()).result;
-    expect(await plugin.drain({ deadlineMs: 20 })).toEqual({ finished: 0, handedOff: 0, failed: 1 });
+    expect(await plugin.drain({ deadlineMs: 20 })).toEqual({ finished: 0, handedOff: 0, failed: 1, fenced: 0 });
     // close() waits for every waitUntil: it settles because the failed task let go of its request.
     await server.close();
     expect((await get(app, taskId)).status).toBe("failed");

@@ -36,7 +36,7 @@ function workersInTurn() {
     },
     fail: (taskId, message) => next().fail(taskId, message),
     async drain() {
-      return { finished: 0, handedOff: 0, failed: 0 };
+      return { finished: 0, handedOff: 0, failed: 0, fenced: 0 };
     },
   };
   return {
