@@ -1,6 +1,7 @@
-// A TCP relay in front of a redis-server that can hold back what Redis sends to subscribers: a store
+// A TCP relay in front of a redis-server that can hold back what Redis sends to subscribers (a store
 // connected through it keeps its commands answered while its change channel goes quiet, as when a
-// published message is still on its way to one instance. Held bytes are delivered, in order, on release.
+// published message is still on its way to one instance; held bytes are delivered, in order, on release),
+// and can reset a connection when it sends a given command (Redis going away just then).
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 
@@ -11,11 +12,14 @@ export interface RedisRelay {
   holdSubscribers(): void;
   /** Delivers what was held back, and lets the rest through again. */
   release(): void;
+  /** Resets the next connection that sends one of `commands` (any case) instead of passing it on; once. */
+  resetOn(...commands: string[]): void;
   close(): Promise<void>;
 }
 
 export async function startRedisRelay(redisPort: number): Promise<RedisRelay> {
   let holding = false;
+  let resetOn: RegExp | undefined;
   const flushes = new Set<() => void>();
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
@@ -29,7 +33,14 @@ export async function startRedisRelay(redisPort: number): Promise<RedisRelay> {
     };
     flushes.add(flush);
     client.on("data", (chunk: Buffer) => {
-      if (!subscribed && /\r\nsubscribe\r\n/i.test(chunk.toString("latin1"))) subscribed = true;
+      const text = chunk.toString("latin1");
+      if (resetOn?.test(text)) {
+        resetOn = undefined;
+        client.resetAndDestroy();
+        redis.destroy();
+        return;
+      }
+      if (!subscribed && /\r\nsubscribe\r\n/i.test(text)) subscribed = true;
       redis.write(chunk);
     });
     redis.on("data", (chunk: Buffer) => {
@@ -56,6 +67,9 @@ export async function startRedisRelay(redisPort: number): Promise<RedisRelay> {
     release: () => {
       holding = false;
       for (const flush of flushes) flush();
+    },
+    resetOn: (...commands) => {
+      resetOn = new RegExp(`\\r\\n(?:${commands.join("|")})\\r\\n`, "i");
     },
     close: () => {
       for (const socket of sockets) socket.destroy();

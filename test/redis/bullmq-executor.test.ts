@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { bullmqExecutor } from "../../src/tasks/bullmq/index.ts";
 import { McpJsonRpcError } from "../../src/protocol/errors.ts";
+import { startRedisRelay } from "../helpers/redis-relay.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
 import { defineTaskRun, mcpTask, mcpTasks } from "../../src/tasks/index.ts";
@@ -127,6 +128,22 @@ it("a call whose task the queue cannot take while its Redis is down gets 503 wit
     await queueRedis.stop();
   }
 }, 60_000);
+
+it("a queue whose connection Redis resets as it opens takes jobs again once Redis answers, with no restart", async () => {
+  // The reset hits the first command after the connection's handshake: BullMQ's version check when it
+  // makes one, else the first job's script. Either way one call is refused, and the next ones get through.
+  const relay = await startRedisRelay(redis.port);
+  relay.resetOn("INFO", "EVALSHA", "EVAL");
+  const executor = bullmqExecutor({ url: relay.url, queueName: "runs-reset" });
+  try {
+    await expect(executor.start(attempt("reset-1"))).rejects.toMatchObject({ status: 503, message: expect.stringMatching(/^The task queue is unavailable: /) });
+    await vi.waitFor(() => executor.start(attempt("reset-2")), { timeout: 10_000, interval: 200 });
+    expect(await executor.queue.getJobState("reset-2")).toBe("waiting");
+  } finally {
+    await executor.close();
+    await relay.close();
+  }
+});
 
 it("refuses options it cannot use, naming them", () => {
   expect(() => bullmqExecutor({})).toThrow("bullmqExecutor needs a url or a connection");

@@ -19,6 +19,15 @@ export interface BullmqConnectionOptions {
 /** A connection for one queue or worker, and how to close it when it was opened here. */
 export interface OpenedConnection {
   readonly connection: ConnectionOptions;
+  /** Made here from `url`: a node-redis client that reconnects by itself until it is closed. */
+  readonly ownClient: boolean;
+  /** Starts connecting a client made here (BullMQ connects it otherwise, when it waits for it). */
+  connect(): void;
+  /**
+   * Settles once a client made here has connected for the first time; undefined once it has (from then on
+   * a command made while Redis is away fails at once), or when the client was not made here.
+   */
+  whenReady(): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -26,15 +35,31 @@ export const DEFAULT_QUEUE_NAME = "h3-mcp-tasks";
 
 /** The connection `options` names; a node-redis client made from `url` when it names none. */
 export function openBullmqConnection(options: BullmqConnectionOptions, who: string): OpenedConnection {
-  if (options.connection) return { connection: options.connection, close: async () => {} };
+  if (options.connection) return { connection: options.connection, ownClient: false, connect() {}, whenReady: () => undefined, close: async () => {} };
   if (!options.url) throw new TypeError(`${who} needs a url or a connection`);
   // Without a connection a command fails at once (the caller gets a clear error) instead of waiting.
   const client = createClient({ url: options.url, disableOfflineQueue: true });
   // node-redis reports trouble as events: an unheard `error` event would crash the process, and BullMQ
   // reports the same trouble on its own `error` event.
   client.on("error", () => {});
+  // One wait shared by every caller: a single listener however many calls wait.
+  let ready: Promise<void> | undefined;
+  let connected = false;
   return {
     connection: client as unknown as ConnectionOptions,
+    ownClient: true,
+    connect() {
+      if (!client.isOpen) client.connect().catch(() => {});
+    },
+    whenReady() {
+      if (connected || client.isReady) return undefined;
+      return (ready ??= new Promise<void>((resolve) =>
+        client.once("ready", () => {
+          connected = true;
+          resolve();
+        }),
+      ));
+    },
     async close() {
       if (client.isOpen) await client.close().catch(() => client.destroy());
     },

@@ -44,6 +44,13 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
   const queue = new Queue<TaskJobData>(options.queueName ?? DEFAULT_QUEUE_NAME, {
     connection: opened.connection,
     ...(options.prefix !== undefined && { prefix: options.prefix }),
+    // BullMQ opens a queue's connection once: when Redis closes it during that opening (waiting for it to
+    // be ready, or checking Redis's version), the queue answers every later call with that first failure,
+    // for good. On a client made here nothing is awaited at opening: the client connects, and reconnects,
+    // by itself, so a call made while Redis is away fails alone and the next one gets through. (BullMQ
+    // then takes Redis as its oldest supported version: only two reads, of a job's state, use a script
+    // rather than LPOS; adding a job is the same.)
+    ...(opened.ownClient && { skipWaitingForReady: true, skipVersionCheck: true }),
     defaultJobOptions: {
       // A job BullMQ cannot process (the worker's own store unreachable) is tried again, a few times.
       attempts: 3,
@@ -54,19 +61,28 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
   });
   // Trouble reaching Redis is reported per call (start rejects); the queue's event would otherwise crash.
   queue.on("error", () => {});
+  opened.connect();
 
   return {
     name: "bullmq",
     redelivers: true,
     queue,
     async start(attempt: TaskAttempt): Promise<void> {
-      const added = queue.add(attempt.name, { taskId: attempt.taskId }, { jobId: attempt.taskId });
+      let late = false;
+      const add = () => (late ? undefined : queue.add(attempt.name, { taskId: attempt.taskId }, { jobId: attempt.taskId }));
+      // A client made here is waited for (within the same time) until it first connects: a call made as the
+      // instance starts is not refused for that alone.
+      const connecting = opened.whenReady();
+      const added = connecting ? connecting.then(add) : add();
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(queueUnavailable(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          late = true;
+          reject(queueUnavailable(`no answer within ${timeoutMs} ms`));
+        }, timeoutMs);
       });
       try {
-        await Promise.race([added, late]);
+        await Promise.race([added, timedOut]);
       } catch (error) {
         throw McpJsonRpcError.isError(error) ? error : queueUnavailable(error instanceof Error ? error.message : String(error));
       } finally {
