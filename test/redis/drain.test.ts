@@ -17,7 +17,7 @@ const SHUT_DOWN = { code: -32603, message: "The server instance running this tas
 
 describe("draining an instance on Redis", () => {
   it("keeps its lease through a drain several leases long, then fails its closures everywhere before it resolves", async () => {
-    const { instances: [a, b] } = clusters.start(2, {}, { leaseMs: 200 });
+    const { instances: [a, b] } = clusters.start(2, {}, { leaseMs: 400 });
     const working = (await client(a).create("controlled")).taskId;
     const parked = (await client(a).create("confirm_delete")).taskId;
     await until(async () => (await client(b).get(parked)).body.result.status === "input_required");
@@ -28,8 +28,8 @@ describe("draining an instance on Redis", () => {
       await sse.next();
 
       let report: unknown;
-      const deadlineAt = Date.now() + 1000;
-      const drained = a.plugin.drain({ deadlineMs: 1000 }).then((r) => (report = r));
+      const deadlineAt = Date.now() + 2000;
+      const drained = a.plugin.drain({ deadlineMs: 2000 }).then((r) => (report = r));
       // Five leases of waiting: the other instance sees both tasks as they are all along. A read still on its
       // way when the deadline's final writes land may see them before the drain resolves: those are not judged.
       while (report === undefined) {

@@ -87,7 +87,7 @@ describe("run spans of an attempt leaving its instance", () => {
     expect(await sum(a.sdk, "mcp.server.task.active")).toBe(1);
     const b = instance(prefix, "b", attempts);
 
-    expect(await a.tasks.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 1, failed: 0 });
+    expect(await a.tasks.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 1, failed: 0, fenced: 0 });
     await until(async () => (await b.get(taskId)).status === "completed", 10_000, "attempt 2 finishing on b");
     expect(attempts).toEqual(["a:1", "b:2"]);
 
