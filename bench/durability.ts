@@ -60,7 +60,7 @@ try {
     // First, while nothing was handed to it: an instance serving the runs may claim another's task.
     process.kill(idle.pid, "SIGTERM");
     await idle.exited;
-    const ms = /drained: 0 finished, 0 handed off, 0 failed in ([\d.]+) ms/.exec(idle.output())?.[1];
+    const ms = /drained: 0 finished, 0 handed off, 0 failed, 0 fenced in ([\d.]+) ms/.exec(idle.output())?.[1];
     if (ms === undefined) throw new Error(`the idle instance did not report its drain:\n${idle.output()}`);
     report.idleDrainMs.push(Number(ms));
 

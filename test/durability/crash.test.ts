@@ -144,7 +144,7 @@ describe("a task cancelled while waiting for its next attempt", () => {
     await staller.stop("SIGKILL");
     s1.signal("SIGTERM");
     expect(await s1.exited).toEqual({ code: 0, signal: null });
-    expect(s1.output()).toContain("drained: 0 finished, 1 handed off, 0 failed");
+    expect(s1.output()).toContain("drained: 0 finished, 1 handed off, 0 failed, 0 fenced");
     // Both wait for a claim: the hand-off at once, the lost one once its lease lapsed.
     await eventually(async () => expect((await watcherStore.claimable(["durable_steps"], 10)).map((t) => t.id).sort()).toEqual([lostOne, handedOff].sort()));
     for (const id of [lostOne, handedOff]) expect((await watcher.getTask(id)).status).toBe("working");

@@ -37,7 +37,7 @@ describe("SIGTERM", () => {
     draining.signal("SIGTERM");
     expect(await draining.exited).toEqual({ code: 0, signal: null });
     expect(draining.output()).toContain("SIGTERM: draining (up to 1500 ms)");
-    expect(draining.output()).toContain("drained: 0 finished, 0 handed off, 2 failed");
+    expect(draining.output()).toContain("drained: 0 finished, 0 handed off, 2 failed, 0 fenced");
 
     // Failed before the exit: no waiting for a lease, and the other instance's listen stream was told.
     for (const id of [closure, parkedClosure]) {
@@ -70,7 +70,7 @@ describe("SIGTERM", () => {
     // Cancelled, the last running task ends, and so does the drain, long before its deadline.
     await draining.client.cancelTask(long);
     expect(await draining.exited).toEqual({ code: 0, signal: null });
-    expect(draining.output()).toContain("drained: 2 finished, 0 handed off, 0 failed");
+    expect(draining.output()).toContain("drained: 2 finished, 0 handed off, 0 failed, 0 fenced");
     expect((await survivor.client.getTask(long)).status).toBe("cancelled");
   });
 
@@ -81,7 +81,7 @@ describe("SIGTERM", () => {
     retrying.signal("SIGTERM");
     // It runs past the 1500 ms deadline: handed off there, not failed.
     expect(await retrying.exited).toEqual({ code: 0, signal: null });
-    expect(retrying.output()).toContain("drained: 0 finished, 1 handed off, 0 failed");
+    expect(retrying.output()).toContain("drained: 0 finished, 1 handed off, 0 failed, 0 fenced");
 
     // Claimed and finished long before the 30 s lease of the drained instance could lapse.
     const { statuses, attempts, task } = await following;
@@ -100,6 +100,6 @@ describe("SIGTERM", () => {
   it("exits 0 at once when nothing runs", async () => {
     idle.signal("SIGTERM");
     expect(await idle.exited).toEqual({ code: 0, signal: null });
-    expect(idle.output()).toContain("drained: 0 finished, 0 handed off, 0 failed");
+    expect(idle.output()).toContain("drained: 0 finished, 0 handed off, 0 failed, 0 fenced");
   });
 });

@@ -33,7 +33,7 @@ it("hands a run with maxAttempts 3 off three times in a row, and it completes as
     const holder = instances.find((i) => i.name === started.instance)!;
     holder.signal("SIGTERM");
     expect(await holder.exited).toEqual({ code: 0, signal: null });
-    expect(holder.output()).toContain("drained: 0 finished, 1 handed off, 0 failed");
+    expect(holder.output()).toContain("drained: 0 finished, 1 handed off, 0 failed, 0 fenced");
   }
 
   const { statuses, attempts, task } = await followed;

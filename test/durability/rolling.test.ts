@@ -27,7 +27,7 @@ it("loses no task, runs each to its end, and never two attempts of one at once",
   for (const instance of old) {
     instance.signal("SIGTERM");
     expect(await instance.exited).toEqual({ code: 0, signal: null });
-    expect(instance.output()).toMatch(/drained: \d+ finished, [1-9]\d* handed off, 0 failed/);
+    expect(instance.output()).toMatch(/drained: \d+ finished, [1-9]\d* handed off, 0 failed, 0 fenced/);
   }
 
   for (const [n, id] of ids.entries()) {

@@ -78,7 +78,7 @@ describe("durable runs executed by worker processes through BullMQ", () => {
     const leaving = pair.find((worker) => attemptsIn(worker, taskId).length > 0)!;
     const staying = pair.find((worker) => worker !== leaving)!;
     expect(await leaving.stop("SIGTERM")).toEqual({ code: 0, signal: null });
-    expect(leaving.output()).toContain("drained: 0 finished, 1 handed off, 0 failed");
+    expect(leaving.output()).toContain("drained: 0 finished, 1 handed off, 0 failed, 0 fenced");
     const done = await until(taskId, (task) => task.status === "completed");
     expect(done.result.structuredContent).toMatchObject({ steps: 30, attempt: 2 });
     expect(attemptsIn(staying, taskId)).toEqual([`durable_steps ${taskId}: attempt 2 from step ${done.result.structuredContent.resumedFrom}`]);
