@@ -1,5 +1,5 @@
 // The demo server: the docs' examples plus every fixture the conformance suite names
-// (docs/dev/conformance-fixtures.md). `npm start` serves it; `npm run conformance` tests it.
+// (conformance/fixtures.md). `npm start` serves it; `npm run conformance` tests it.
 import { H3 } from "h3";
 import { defineMcpHandler, type McpPlugin, type RequestStateOptions } from "h3-mcp";
 import type { McpAuth } from "h3-mcp/auth";

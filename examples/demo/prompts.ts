@@ -1,4 +1,4 @@
-// The prompt fixtures (docs/dev/conformance-fixtures.md, table B "Prompts" and the completion request).
+// The prompt fixtures (conformance/fixtures.md, table B "Prompts" and the completion request).
 import { definePrompt, mcpElicit, mcpInput, mcpInputRequired } from "h3-mcp";
 import { z } from "zod";
 import { elicited } from "./answers.ts";

@@ -1,4 +1,4 @@
-// The resource fixtures (docs/dev/conformance-fixtures.md, table B "Resources").
+// The resource fixtures (conformance/fixtures.md, table B "Resources").
 // test://static-text must stay FIRST: the caching scenario reads whatever resources/list lists first.
 // Unknown URIs need nothing here: the server answers them with -32602 and data.uri.
 import { defineResource, defineResourceTemplate } from "h3-mcp";

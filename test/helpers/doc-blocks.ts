@@ -21,7 +21,10 @@ export interface DocBlock {
   readonly code: string;
 }
 
-/** README.md and every markdown file under docs/, relative to the root. */
+/** Folders whose markdown files are docs: the guides, the bench's figures and history, the conformance notes. */
+const DOC_DIRS = ["docs", "bench", "conformance"];
+
+/** README.md and every markdown file under docs/, bench/ and conformance/, relative to the root. */
 export function docFiles(): string[] {
   const found: string[] = ["README.md"];
   const walk = (dir: string) => {
@@ -31,7 +34,7 @@ export function docFiles(): string[] {
       else if (entry.name.endsWith(".md")) found.push(rel);
     }
   };
-  walk("docs");
+  for (const dir of DOC_DIRS) walk(dir);
   return found.sort();
 }
 

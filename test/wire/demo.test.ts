@@ -1,5 +1,5 @@
 // The demo server's conformance fixtures, checked in process: a fixture regression shows up in `npm test`
-// without running the official suite (docs/dev/conformance-fixtures.md lists what the suite expects).
+// without running the official suite (conformance/fixtures.md lists what the suite expects).
 import { describe, expect, it } from "vitest";
 import { app } from "../../examples/demo/app.ts";
 import { expectError, ownFields } from "../helpers/schemas.ts";

@@ -1,4 +1,4 @@
-// The core tool fixtures the conformance suite calls by name (docs/dev/conformance-fixtures.md, table B).
+// The core tool fixtures the conformance suite calls by name (conformance/fixtures.md, table B).
 // Order matters: the suite calls the FIRST listed tool with `{}` (http-header-validation), so
 // test_simple_text leads, and test_x_mcp_header must stay the only tool with an `x-mcp-header` property.
 import { defineTool, mcpElicit, mcpInput, mcpListChanged, mcpLog, mcpProgress, mcpSample } from "h3-mcp";

@@ -1,4 +1,4 @@
-// Fixtures only the 2025-11-25 suite calls (docs/dev/conformance-fixtures.md, section F).
+// Fixtures only the 2025-11-25 suite calls (conformance/fixtures.md, section F).
 // They are written MRTR-style like every other tool: on a legacy session the server carries the input
 // requests to the client as server-to-client requests and runs the handler again with the answers.
 import { defineTool, mcpElicit, mcpInput, mcpLog, mcpSample } from "h3-mcp";

@@ -1,5 +1,5 @@
 // The SEP-2322 (MRTR) fixtures: tools that answer `input_required` and finish on the client's retry.
-// Keys, messages and schemas are the ones the suite's descriptions name (docs/dev/conformance-fixtures.md, D.13).
+// Keys, messages and schemas are the ones the suite's descriptions name (conformance/fixtures.md, D.13).
 import {
   defineTool,
   getMcpContext,

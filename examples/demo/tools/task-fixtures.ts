@@ -1,4 +1,4 @@
-// The tasks-* fixtures (docs/dev/conformance-fixtures.md, section E): sync and task tools, failures of both
+// The tasks-* fixtures (conformance/fixtures.md, section E): sync and task tools, failures of both
 // kinds, input asked mid-task, and an MRTR round before the task is created.
 import { defineTool, ErrorCode, getMcpContext, mcpElicit, mcpInput, mcpInputRequired, McpJsonRpcError } from "h3-mcp";
 import { canCreateTask, mcpTask } from "h3-mcp/tasks";
