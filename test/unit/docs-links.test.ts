@@ -1,4 +1,4 @@
-// Every link of the README and docs/ (and of the bench's and conformance's pages) that points into this
+// Every link of the README, docs/, test/README.md (and of the bench's and conformance's pages) that points into this
 // repository reaches a file that exists, and a `#fragment` into a markdown page reaches one of its headings:
 // relative links from the page's own folder, absolute ones through the repository's GitHub address.
 import { existsSync, statSync } from "node:fs";
@@ -48,7 +48,7 @@ function links(doc: string): { target: string; file?: string; fragment?: string 
   });
 }
 
-const pages = docFiles();
+const pages = [...docFiles(), "test/README.md"];
 
 describe("the links of the README and docs/", () => {
   it("are found", () => {
