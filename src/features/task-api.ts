@@ -20,6 +20,11 @@ export interface McpTaskContext {
   /** Sets the status message every later `tasks/get` shows. */
   update(update: { statusMessage: string }): void;
   /**
+   * Waits `ms` between steps: resolves after `ms`, rejects with `signal.reason` the moment `signal` aborts
+   * (at once if it has), and leaves no listener on `signal` either way.
+   */
+  sleep(ms: number): Promise<void>;
+  /**
    * Parks the task in `input_required` until the client has answered every request through
    * `tasks/update`. The answers are typed by the requests and are unvalidated client input.
    */

@@ -8,6 +8,7 @@ import { assertCanAsk, type InputAnswers, type InputRequest } from "../features/
 import type { McpTaskContext } from "../features/task-api.ts";
 import type { ClientCapabilities, JsonObject } from "../protocol/types.ts";
 import { isTerminalStatus, type TaskSnapshotLike } from "./envelopes.ts";
+import { abortableSleep } from "../utils/abortable-sleep.ts";
 import { isThenable } from "../utils/is-thenable.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { LocalTask } from "./local-tasks.ts";
@@ -63,6 +64,10 @@ export class TaskRun implements McpTaskContext, RunReport {
   update({ statusMessage }: { statusMessage: string }): void {
     if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
     void this.#send({ type: "status.update", statusMessage, at: this.#now() });
+  }
+
+  sleep(ms: number): Promise<void> {
+    return abortableSleep(ms, this.signal);
   }
 
   requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>> {
