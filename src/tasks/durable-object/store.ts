@@ -2,9 +2,8 @@
 // one Durable Object (McpTasksObject, object.ts). Each call is one instance, with its own worker id and
 // lease, as with the Redis store; the object makes creation and each compare-and-set atomic, and the
 // watcher brings other isolates' changes to this one's feed. Runs found by name: store-runs.ts.
-import { createHmac } from "node:crypto";
 import { taskStoreUnavailable } from "../../protocol/errors.ts";
-import { UNBOUND } from "../owner.ts";
+import { keyedOwnerHash } from "../owner-hash.ts";
 import type { CreateOutcome, FinalStatus, StoreRuntime, TaskChange, TaskOrigin, TaskRecord, TaskSnapshot, TaskStore, TaskWrite, WriteOutcome } from "../store.ts";
 import type { TasksObjectNamespace, TasksObjectStub } from "./namespace.ts";
 import { CREATED, GONE, HELD_FENCED, ID_TAKEN, OWNER_FULL, WRITTEN, type StoredTask } from "./object-api.ts";
@@ -38,9 +37,6 @@ export interface DurableObjectTaskStore extends TaskStore {
   close(): void;
 }
 
-/** The stored form of "nobody": a task no one is bound to. */
-const NO_OWNER = "-";
-
 /**
  * A task store shared through a Durable Object, for `mcpTasks({ store })` on Cloudflare Workers.
  *
@@ -67,11 +63,7 @@ export function durableObjectTaskStore(namespace: TasksObjectNamespace, options:
   // A stub per call: on Workers an I/O object made for one request must not serve another.
   const stub = (): TasksObjectStub => namespace.get((objectId ??= namespace.idFromName(name)));
   const watcher = createWatcher(stub, () => connected().feed);
-  const ownerHash = (owner: string) => {
-    if (owner === UNBOUND) return NO_OWNER;
-    if (!secret) throw secretRequired();
-    return createHmac("sha256", secret).update(owner).digest("base64url");
-  };
+  const ownerHash = (owner: string) => keyedOwnerHash(owner, secret, secretRequired);
   /** One call to the object, bounded by `timeoutMs`; its failure is the store-unavailable error. */
   const call = async <T>(send: (object: TasksObjectStub) => Promise<T>): Promise<T> => {
     if (closed) throw taskStoreUnavailable(`this durableObjectTaskStore("${name}") was closed`);

@@ -1,10 +1,6 @@
-// Owners as Redis holds them: a keyed hash of the owner key (HMAC-SHA256 with the store's secret), never
-// the principal itself, so a Redis dump names nobody and a guessed owner cannot be matched offline.
-import { createHmac } from "node:crypto";
-import { UNBOUND } from "../owner.ts";
-
-/** The stored form of "nobody": a task no one is bound to. */
-export const NO_OWNER = "-";
+// Owners as Redis holds them: the keyed hash of ../owner-hash.ts, with the Redis store's own word on the
+// secret it needs.
+import { keyedOwnerHash } from "../owner-hash.ts";
 
 /** The error a bound task meets on a store without a secret: said at setup, or at the latest at creation. */
 export function secretRequired(): TypeError {
@@ -17,7 +13,5 @@ export function secretRequired(): TypeError {
 
 /** The stored form of an owner key (see `ownerKey`). */
 export function ownerHash(owner: string, secret: string | undefined): string {
-  if (owner === UNBOUND) return NO_OWNER;
-  if (!secret) throw secretRequired();
-  return createHmac("sha256", secret).update(owner).digest("base64url");
+  return keyedOwnerHash(owner, secret, secretRequired);
 }
