@@ -1,9 +1,11 @@
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
+import { postgresGate } from "./test/helpers/postgres-gate.ts";
 import { redisGate } from "./test/helpers/redis-gate.ts";
 
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const redis = redisGate();
+const postgres = postgresGate();
 
 export default defineConfig({
   resolve: {
@@ -24,9 +26,10 @@ export default defineConfig({
   test: {
     // The testing examples run as a user runs them, against the package entries (aliased to src above).
     include: ["test/**/*.test.ts", "examples/testing/*.test.ts"],
-    // test/redis/ needs a redis-server; see test/helpers/redis-gate.ts for who runs it and who is told.
-    exclude: [...configDefaults.exclude, ...redis.exclude],
-    reporters: ["default", redis.reporter],
+    // test/redis/ needs a redis-server, test/postgres/ Postgres's binaries; see test/helpers/redis-gate.ts and
+    // postgres-gate.ts for who runs them and who is told.
+    exclude: [...configDefaults.exclude, ...redis.exclude, ...postgres.exclude],
+    reporters: ["default", redis.reporter, postgres.reporter],
     testTimeout: 20_000,
   },
 });
