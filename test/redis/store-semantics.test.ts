@@ -186,7 +186,7 @@ describe("what Redis holds", () => {
     const fine = await client(a).create("controlled");
     const key = `${a.store.keyPrefix}task:${odd.taskId}`;
     await clusters.redis.cli("HSET", key, "cv", "another-chart", "s", JSON.stringify({ value: "paused", context: { taskId: odd.taskId } }));
-    const { CHART_VERSION } = await import("../../src/tasks/redis/snapshot-codec.ts");
+    const { CHART_VERSION } = await import("../../src/tasks/snapshot-codec.ts");
     for (const op of ["get", "cancel"] as const) {
       const r = await client(b)[op](odd.taskId);
       expect(expectError(r.body, -32603).message).toBe(

@@ -34,7 +34,7 @@ function holdOf([, , , , , , name, version, attempt, released, since]: LiveReply
   return since ? { ...hold, waitingSince: Number(since) } : hold;
 }
 
-/** A stored live snapshot read into the chart, opened if sealed (sealed-parts.ts). */
+/** A stored live snapshot read into the chart, opened if sealed (../sealed-parts.ts). */
 type ReadSnapshot = (id: string, chartVersion: string, stored: string, hasRun: boolean) => TaskSnapshot;
 
 export function createReader(parts: { conn: Connection; keys: StoreKeys; leaseMs: number; readSnapshot: ReadSnapshot }) {

@@ -20,17 +20,17 @@ import type {
   WriteOutcome,
 } from "../store.ts";
 import { isSealed, runSeal } from "../run-seal.ts";
-import { changeMessage, readChange, readReleased } from "./change-messages.ts";
+import { changeMessage, readChange, readReleased } from "../change-messages.ts";
 import { openConnection, type RedisClientLike } from "./connection.ts";
 import { createHubBridge } from "./hub-bridge.ts";
 import { storeKeys } from "./keys.ts";
 import { ownerHash, secretRequired } from "./owner-hash.ts";
 import { createReader, type ReadTask } from "./reader.ts";
 import { createRunHolds, runsNeedSecret } from "./run-holds.ts";
-import { createSealedParts, finalForChannel } from "./sealed-parts.ts";
+import { createSealedParts, finalForChannel } from "../sealed-parts.ts";
 import { RENEW } from "./run-scripts.ts";
 import { APPLY, CREATE, CREATED, ID_TAKEN, OWNER_FULL, VERSIONS } from "./scripts.ts";
-import { CHART_VERSION, expiryOfSnapshot } from "./snapshot-codec.ts";
+import { CHART_VERSION, expiryOfSnapshot } from "../snapshot-codec.ts";
 
 export interface RedisTaskStoreOptions {
   /** `redis://…` of the server; ignored when `client` is given. */
@@ -107,7 +107,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
   const conn = openConnection({ url: options.url, client: options.client, timeoutMs });
   const hub = createHubBridge(conn, keys.hub, workerId);
   const seal = runSeal(secret);
-  const sealed = createSealedParts(keys, seal);
+  const sealed = createSealedParts(keys.task, seal);
   const reader = createReader({ conn, keys, leaseMs, readSnapshot: sealed.readSnapshot });
   const runs = createRunHolds({ conn, keys, seal, workerId, leaseMs });
   let runtime: StoreRuntime | undefined;

@@ -3,7 +3,7 @@
 // and opened here; its content is never put in an error.
 import type { RunSeal } from "../run-seal.ts";
 import type { ClaimableTask, ClaimOutcome, HoldOutcome, LoadedRun, TaskFence, TaskRunRecord } from "../store.ts";
-import { releasedMessage } from "./change-messages.ts";
+import { releasedMessage } from "../change-messages.ts";
 import type { Connection } from "./connection.ts";
 import type { StoreKeys } from "./keys.ts";
 import { CLAIM, CLAIMABLE, LOAD_RUN, RELEASE, SAVE_RUN } from "./run-scripts.ts";

@@ -37,7 +37,7 @@ return { 1, attempt }
 /**
  * Gives a task up: no attempt holds it, it waits in its run's set, and the change channel hears it.
  * KEYS: task. ARGV: prefix, attempt (the fence), id, channel. Returns 1, 0 when fenced, -1 when gone.
- * The message is change-messages.ts's `releasedMessage`, written here, where the run's name is.
+ * The message is ../change-messages.ts's `releasedMessage`, written here, where the run's name is.
  */
 export const RELEASE = script(`${RUN_LUA}
 if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return -1 end

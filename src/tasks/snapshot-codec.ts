@@ -1,9 +1,9 @@
-// A live task's snapshot as Redis holds it: the state value and the context, tagged with the chart that
+// A live task's snapshot as a store outside this process holds it (Redis, Postgres, SQLite): the state value and the context, tagged with the chart that
 // wrote it, and restored with `resolveState` before the chart's transition reads it.
 import { createHash } from "node:crypto";
-import { taskMachine, type TaskContext, type TaskStateValue } from "../../../machines/task.machine.ts";
-import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
-import type { TaskSnapshotLike } from "../envelopes.ts";
+import { taskMachine, type TaskContext, type TaskStateValue } from "../../machines/task.machine.ts";
+import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
 
 /**
  * Identifies the chart a snapshot was written by; stored beside every live snapshot. A snapshot another

@@ -1,8 +1,9 @@
-// The change channel's messages: one per change that some instance needs, published by the apply script
-// in the same step as the write, and one per hand-off of a run found by name.
-import type { TaskEvent } from "../../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "../envelopes.ts";
-import type { TaskChange, TaskFeed, TaskWrite } from "../store.ts";
+// The change messages of a store outside this process: one per change that some instance needs, written in
+// the same step as the change (Redis publishes it; Postgres keeps it for the notified instances to read),
+// and one per hand-off of a run found by name.
+import type { TaskEvent } from "../../machines/task.machine.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskChange, TaskFeed, TaskWrite } from "./store.ts";
 
 /**
  * A change on the channel: task id, new version, the event (for the actor running the task, unless the

@@ -1,21 +1,21 @@
-// Besides its run record, what Redis holds sealed of a task with a run: its live snapshot once it holds
+// Besides its run record, what a store outside this process (Redis, Postgres, SQLite) holds sealed of a task with a run: its live snapshot once it holds
 // anything of the run's or a client's (a status message, the questions asked and, between an answer and the
 // next round, the answers), and its change messages (a client's answer travels as the event). Each is bound
 // to its task and to what it is, so none can stand in for another. A snapshot holding none of that (a new
 // task's: ids, times, the attempt) is kept in the clear, where those are anyway, and one in the clear is read
 // only while it holds none of it, so a snapshot put there in the clear cannot ask or answer anything. A task
 // without a run (a closure) keeps both in the clear.
-import { ErrorCode, McpJsonRpcError } from "../../protocol/errors.ts";
-import type { TaskContext } from "../../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "../envelopes.ts";
-import type { TaskWrite } from "../store.ts";
-import type { StoreKeys } from "./keys.ts";
-import { isSealed, type RunSeal } from "../run-seal.ts";
+import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
+import type { TaskContext } from "../../machines/task.machine.ts";
+import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskWrite } from "./store.ts";
+import { isSealed, type RunSeal } from "./run-seal.ts";
 import { decodeSnapshot, encodeSnapshot } from "./snapshot-codec.ts";
 
-export function createSealedParts(keys: StoreKeys, seal: RunSeal | undefined) {
-  const snapshotBinding = (id: string) => `${keys.task(id)}#snapshot`;
-  const changeBinding = (id: string) => `${keys.task(id)}#change`;
+/** `taskKey` names a task as the store does (its key, or its schema and id): the seal binds to it. */
+export function createSealedParts(taskKey: (id: string) => string, seal: RunSeal | undefined) {
+  const snapshotBinding = (id: string) => `${taskKey(id)}#snapshot`;
+  const changeBinding = (id: string) => `${taskKey(id)}#change`;
   return {
     /** A live snapshot as stored: sealed for a task with a run (when the store can seal) once it holds content. */
     snapshot(id: string, snapshot: TaskSnapshotLike, hasRun: boolean): string {
