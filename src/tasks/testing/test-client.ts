@@ -72,7 +72,8 @@ export function createTestClient(app: Fetcher | ((request: Request) => Response 
   const fetcher: Fetcher = typeof app === "function" ? { fetch: app } : app;
   const url = new URL(options.url ?? "/mcp", "http://localhost").href;
   const caps = options.capabilities ?? { extensions: { [TASKS]: {} }, elicitation: { form: {} } };
-  const timeoutMs = options.timeoutMs ?? 5000;
+  // Below the 5 s test timeout of vitest and jest, so that a wait that runs out says so itself.
+  const timeoutMs = options.timeoutMs ?? 4000;
   const pollMs = options.pollMs ?? 5;
   // Headers given by name win over `token`, so `withHeaders({ authorization })` speaks for another caller.
   const baseHeaders = { ...(options.token !== undefined && { authorization: `Bearer ${options.token}` }), ...options.headers };
