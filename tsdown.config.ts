@@ -5,6 +5,7 @@ export default defineConfig({
     index: "src/index.ts",
     tasks: "src/tasks/index.ts",
     "tasks-redis": "src/tasks/redis/index.ts",
+    "tasks-sqlite": "src/tasks/sqlite/index.ts",
     "tasks-bullmq": "src/tasks/bullmq/index.ts",
     "tasks-testing": "src/tasks/testing/index.ts",
     "tasks-durable-object": "src/tasks/durable-object/index.ts",

@@ -12,6 +12,7 @@ export default defineConfig({
     // Examples and docs import the package by its public name; tests run them from source.
     alias: [
       { find: /^h3-mcp\/tasks\/redis$/, replacement: src("./src/tasks/redis/index.ts") },
+      { find: /^h3-mcp\/tasks\/sqlite$/, replacement: src("./src/tasks/sqlite/index.ts") },
       { find: /^h3-mcp\/tasks\/bullmq$/, replacement: src("./src/tasks/bullmq/index.ts") },
       { find: /^h3-mcp\/tasks\/testing$/, replacement: src("./src/tasks/testing/index.ts") },
       { find: /^h3-mcp\/tasks$/, replacement: src("./src/tasks/index.ts") },

@@ -102,6 +102,24 @@ describe("the import graph of src/ and machines/", () => {
     expect([...packages].filter((name) => name === "redis" || name === "bullmq" || name.startsWith("@redis"))).toEqual([]);
   });
 
+  it("keeps the SQLite entry on its own backend: it reaches no other backend's file and loads no package (the user passes the handle)", () => {
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const target of graph.get(file) ?? []) visit(target);
+    };
+    visit(path.join(root, "src/tasks/sqlite/index.ts"));
+    const files = [...reached].map(rel);
+    expect(files).toContain("src/tasks/run-seal.ts");
+    expect(files.filter((file) => /^src\/tasks\/(redis|bullmq|durable-object|postgres)\//.test(file))).toEqual([]);
+    const packages = new Set<string>();
+    for (const file of [...reached].filter((f) => rel(f).startsWith("src/tasks/sqlite/"))) {
+      for (const { fileName } of ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles) if (!fileName.startsWith(".")) packages.add(fileName);
+    }
+    expect([...packages].sort()).toEqual(["node:crypto", "node:fs", "node:path"]);
+  });
+
   it("keeps machines/ on xstate alone", () => {
     for (const file of [...graph.keys()].filter((f) => rel(f).startsWith("machines/"))) {
       const specs = ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((f) => f.fileName);

@@ -6,6 +6,7 @@ import * as root from "../../src/index.ts";
 import * as tasks from "../../src/tasks/index.ts";
 import * as redis from "../../src/tasks/redis/index.ts";
 import * as bullmq from "../../src/tasks/bullmq/index.ts";
+import * as sqlite from "../../src/tasks/sqlite/index.ts";
 import * as testing from "../../src/tasks/testing/index.ts";
 import * as auth from "../../src/auth/index.ts";
 
@@ -52,6 +53,7 @@ describe("public entries", () => {
     expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "defineTaskRun", "mcpElicit", "mcpTask", "mcpTasks", "memoryTaskStore", "taskStoreUnavailable"]);
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
     expect(Object.keys(redis).sort()).toEqual(["redisTaskStore"]);
+    expect(Object.keys(sqlite).sort()).toEqual(["sqliteTaskStore"]);
     expect(Object.keys(bullmq).sort()).toEqual(["bullmqExecutor", "startTaskWorker"]);
     expect(Object.keys(testing).sort()).toEqual(["KitAssertionError", "ModelPathError", "TestClientError", "createHold", "createTestClient", "driveModelPath", "getModelPaths", "taskExecutorSuite", "taskStoreSuite"]);
     expect(Object.keys(auth).sort()).toEqual([
