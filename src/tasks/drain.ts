@@ -51,17 +51,14 @@ export async function drainTasks(parts: DrainParts, deadlineMs: number): Promise
   const { local } = parts;
   const here = local.ids();
   // An attempt fenced meanwhile leaves without ending here or being handed off: counted on its own.
-  let fenced = 0;
-  const counted = (why: LeaveReason) => {
-    if (why === "fenced") fenced++;
-  };
+  const fencedHere = new Set<LocalTask>();
   for (const id of here) {
     const task = local.get(id);
-    if (task) (task.leaving ??= new Set()).add(counted);
+    if (task) (task.leaving ??= new Set()).add((why: LeaveReason) => why === "fenced" && fencedHere.add(task));
   }
   if (here.length) await within(parts.idle(), deadlineMs);
   const left = local.ids().flatMap((id) => local.get(id) ?? []);
-  if (!left.length) return { finished: here.length - fenced, handedOff: 0, failed: 0, fenced };
+  if (!left.length) return { finished: here.length - fencedHere.size, handedOff: 0, failed: 0, fenced: fencedHere.size };
 
   const handedOff = new Set<LocalTask>();
   const end = async (task: LocalTask) => {
@@ -74,6 +71,9 @@ export async function drainTasks(parts: DrainParts, deadlineMs: number): Promise
 
   let failed = 0;
   for (const task of left) if (!handedOff.has(task) && failedByDrain(task)) failed++;
+  // A task released to the store was handed off, even when its attempt here heard it was fenced before it
+  // stopped (another instance claimed it at once): each run is counted once.
+  const fenced = [...fencedHere].filter((task) => !handedOff.has(task)).length;
   return { finished: here.length - handedOff.size - failed - fenced, handedOff: handedOff.size, failed, fenced };
 }
 
