@@ -69,7 +69,8 @@ describe("durable runs executed by worker processes through BullMQ", () => {
     expect(attemptsIn(doomed, taskId)).toEqual([`durable_steps ${taskId}: attempt 1 from step 0`]);
     expect(attemptsIn(survivor, taskId)).toEqual([`durable_steps ${taskId}: attempt 2 from step ${resumedFrom}`]);
     expect(done._meta?.["io.github.h3-mcp/attempt"]).toBe(2);
-  });
+    // Two worker starts and a run of three seconds: on a loaded machine a start alone takes several seconds.
+  }, 60_000);
 
   it("a worker's SIGTERM drains: its run is handed to another worker, and it exits 0", async () => {
     const pair = [await startWorker({ MCP_DRAIN_MS: "200" }), await startWorker({ MCP_DRAIN_MS: "200" })];
@@ -82,5 +83,5 @@ describe("durable runs executed by worker processes through BullMQ", () => {
     const done = await until(taskId, (task) => task.status === "completed");
     expect(done.result.structuredContent).toMatchObject({ steps: 30, attempt: 2 });
     expect(attemptsIn(staying, taskId)).toEqual([`durable_steps ${taskId}: attempt 2 from step ${done.result.structuredContent.resumedFrom}`]);
-  });
+  }, 60_000);
 });
