@@ -1,4 +1,5 @@
 import { serve } from "h3";
+import { drainOnSignal } from "h3-mcp/tasks";
 import { createDemo } from "./app.ts";
 import { DEMO_DRAIN_MS, demoEnvironment, envMs } from "./environment.ts";
 
@@ -9,7 +10,26 @@ const drainMs = envMs(process.env, "MCP_DRAIN_MS", DEMO_DRAIN_MS);
 // Without an OTLP endpoint nothing of OpenTelemetry is loaded.
 const telemetry = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? (await import("./telemetry.ts")).startTelemetry() : undefined;
 const { app, tasks } = createDemo(environment.tasks, environment.requestState, telemetry?.plugins ?? [], environment.auth);
-const server = serve(app, { port, hostname, silent: true });
+// A signal drains (docs/durability.md): requests are served meanwhile (new closure tasks get a 503), running
+// tasks get up to MCP_DRAIN_MS to end, then the rest fail with the shutdown reason, all written before the
+// server closes, the Redis connections are released and the process exits 0. A second signal does not wait.
+let drainStarted = 0;
+const drainOnSignalPlugin = drainOnSignal(tasks, {
+  deadlineMs: drainMs,
+  onSignal(signal) {
+    drainStarted = performance.now();
+    console.log(`${signal}: draining (up to ${drainMs} ms)`);
+  },
+  onDrained(drained) {
+    const ms = (performance.now() - drainStarted).toFixed(1);
+    console.log(`drained: ${drained.finished} finished, ${drained.handedOff} handed off, ${drained.failed} failed, ${drained.fenced} fenced in ${ms} ms`);
+  },
+  async close() {
+    await environment.close();
+    await telemetry?.shutdown();
+  },
+});
+const server = serve(app, { port, hostname, silent: true, plugins: [drainOnSignalPlugin] });
 await server.ready();
 const url = `http://${hostname}:${port}/mcp`;
 console.log(`h3-mcp demo listening on ${url}, ${environment.describe}${telemetry ? `; ${telemetry.describe}` : ""}`);
@@ -20,24 +40,3 @@ if (environment.auth) {
   console.log(`Protected: add -H 'authorization: Bearer <token>' with a JWT access token of ${process.env.MCP_AUTH_ISSUER} for ${environment.auth.resource} (scope mcp; mcp:admin for admin_echo); metadata at ${environment.auth.metadataUrl}`);
 }
 
-// A signal drains (docs/durability.md): requests are served meanwhile (new closure tasks get a 503), running
-// tasks get up to MCP_DRAIN_MS to end, then the rest fail with the shutdown reason, all written before the
-// Redis connections are released and the process exits 0. A second signal does not wait.
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, async () => {
-    process.once(signal, () => process.exit(1));
-    console.log(`${signal}: draining (up to ${drainMs} ms)`);
-    const started = performance.now();
-    const drained = await tasks.drain({ deadlineMs: drainMs });
-    const ms = (performance.now() - started).toFixed(1);
-    console.log(`drained: ${drained.finished} finished, ${drained.handedOff} handed off, ${drained.failed} failed, ${drained.fenced} fenced in ${ms} ms`);
-    // Requests under way get a moment to be answered (the one that ended the last task, say); whatever is
-    // still open after it (listen streams) is cut.
-    const closing = server.close();
-    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-    await server.close(true);
-    await environment.close();
-    await telemetry?.shutdown();
-    process.exit(0);
-  });
-}

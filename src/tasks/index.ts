@@ -10,7 +10,9 @@
 //   envelopes.ts, kept-json.ts   a task's wire envelopes, and the JSON a finished task is kept as
 //   changes.ts, shared-tick.ts, listeners.ts   changes through a shared store (compare-and-set), its lease
 //                  and catch-up, and this instance's listen streams
-//   drain.ts       draining an instance before it stops: no new run, a deadline, then hand-off or failure
+//   drain.ts       draining an instance before it stops: no new run, a deadline, then hand-off or failure;
+//                  drain-on-signal.ts the serve() plugin that drains on SIGTERM and then exits,
+//                  shutdown-signals.ts the signal handling it shares with the BullMQ worker
 //   task-runs.ts, attempt-run.ts   runs found by name (defineTaskRun) and what one attempt at one works with;
 //                  mounted-tools.ts the tool and hooks an attempt away from its creating request starts with
 //   executor.ts    the executor seam: where a named run's attempts execute, and what a worker process holds;
@@ -30,6 +32,8 @@ export { mcpTasks } from "./plugin.ts";
 export type { McpTasksClock, McpTasksOptions, McpTasksPlugin } from "./plugin.ts";
 export type { TaskRuntimeStats } from "./runtime.ts";
 export type { DrainOptions } from "./drain.ts";
+export { drainOnSignal } from "./drain-on-signal.ts";
+export type { DrainOnSignalOptions } from "./drain-on-signal.ts";
 // Where a named run's attempts execute (docs/executors.md): the seam an executor implements.
 export type { DrainReport, TaskAttempt, TaskExecution, TaskExecutionHost, TaskExecutor } from "./executor.ts";
 export { canCreateTask, mcpTask, TASKS_EXTENSION } from "../features/task-api.ts";

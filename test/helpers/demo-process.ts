@@ -27,6 +27,17 @@ export interface DemoProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/**
+ * This process's environment with `extra`, as a server child started in production sees it: without `CI` and
+ * `TEST` (vitest sets `TEST`), under either of which srvx leaves its own signal handling out.
+ */
+export function productionEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  delete env.CI;
+  delete env.TEST;
+  return env;
+}
+
 /** Starts `entry` (the demo server, or another demo entry that prints `readyText` when ready: a worker prints "ready"). */
 export async function startDemo(env: Record<string, string>, entry = "examples/demo/server.ts", args: string[] = [], readyText = "listening on"): Promise<DemoProcess> {
   const port = await new Promise<number>((resolve, reject) => {
@@ -39,7 +50,7 @@ export async function startDemo(env: Record<string, string>, entry = "examples/d
   const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
     cwd: root,
     // A test's SIGTERM drains the demo: a second at most for the runs it leaves behind, unless it says otherwise.
-    env: { ...process.env, MCP_DRAIN_MS: "1000", ...env, PORT: String(port), HOST: "127.0.0.1" },
+    env: productionEnv({ MCP_DRAIN_MS: "1000", ...env, PORT: String(port), HOST: "127.0.0.1" }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -7,6 +7,7 @@ import net from "node:net";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/doc-blocks.ts";
+import { productionEnv } from "../helpers/demo-process.ts";
 
 const run = promisify(execFile);
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -70,7 +71,7 @@ describe("the development setup", () => {
 
   it.each(["SIGTERM", "SIGINT"] as const)("npm start stops with the npm process it was started by, killed by its pid with %s", async (signal) => {
     const port = await freePort();
-    const child = spawn(npm, ["start"], { cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(npm, ["start"], { cwd: ROOT, env: productionEnv({ PORT: String(port) }), stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (c) => (output += c));
     child.stderr.on("data", (c) => (output += c));

@@ -50,7 +50,7 @@ describe("public entries", () => {
         "mcpValidateElicitation",
       ]
     `);
-    expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "defineTaskRun", "mcpElicit", "mcpTask", "mcpTasks", "memoryTaskStore", "taskStoreUnavailable"]);
+    expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "defineTaskRun", "drainOnSignal", "mcpElicit", "mcpTask", "mcpTasks", "memoryTaskStore", "taskStoreUnavailable"]);
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
     expect(Object.keys(redis).sort()).toEqual(["redisTaskStore"]);
     expect(Object.keys(sqlite).sort()).toEqual(["sqliteTaskStore"]);

@@ -4,6 +4,7 @@
 // methods and listen streams are served throughout. A run that ignores its signal cannot hold srvx's close().
 import { serve } from "h3";
 import { describe, expect, it } from "vitest";
+import { drainOnSignal } from "../../src/tasks/drain-on-signal.ts";
 import { tasksApp } from "../../src/tasks/testing/tasks-app.ts";
 import { expectShape, S } from "../helpers/schemas.ts";
 import { sseReader } from "../helpers/sse.ts";
@@ -124,5 +125,17 @@ describe("srvx's close() after a drain", () => {
     // close() waits for every waitUntil: it settles because the failed task let go of its request.
     await server.close();
     expect((await get(app, taskId)).status).toBe("failed");
+  });
+});
+
+describe("drainOnSignal", () => {
+  it("refuses a misspelt option and a deadline that is not a number of ms when it is made", () => {
+    const { plugin } = tasksApp();
+    // @ts-expect-error: `onDrain` is not one of its options (`onDrained` is)
+    expect(() => drainOnSignal(plugin, { deadlineMs: 1000, onDrain: () => {} })).toThrow(/^drainOnSignal\(\): unknown option "onDrain" \(did you mean "onDrained"\?\)$/);
+    expect(() => drainOnSignal(plugin, { deadlineMs: Number.NaN })).toThrow(/deadlineMs must be a finite number of milliseconds \(0 or more\), not NaN/);
+    // @ts-expect-error: the deadline is required
+    expect(() => drainOnSignal(plugin, {})).toThrow(/deadlineMs must be a finite number of milliseconds \(0 or more\), not undefined/);
+    expect(typeof drainOnSignal(plugin, { deadlineMs: 0 })).toBe("function");
   });
 });

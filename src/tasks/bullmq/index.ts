@@ -5,7 +5,7 @@
 //   worker.ts       startTaskWorker(options): one call makes a process a worker (concurrency, drain on a
 //                   signal, BullMQ's stalled recovery agreeing with the store's claims)
 //   job-outcome.ts  what becomes of a job once its run ended here (done, or delivered again when)
-//   connection.ts, shutdown.ts   the Redis connection BullMQ is given; signals that drain and exit
+//   connection.ts   the Redis connection BullMQ is given (the signals that drain and exit: ../shutdown-signals.ts)
 // Imports: the tasks layer (the executor seam) and every layer below it.
 export { bullmqExecutor } from "./executor.ts";
 export type { BullmqExecutor, BullmqExecutorOptions, TaskJobData } from "./executor.ts";

@@ -8,7 +8,7 @@ import type { DrainReport, TaskExecutionHost } from "../executor.ts";
 import { DEFAULT_QUEUE_NAME, openBullmqConnection, type BullmqConnectionOptions } from "./connection.ts";
 import type { TaskJobData } from "./executor.ts";
 import { redeliveryTime } from "./job-outcome.ts";
-import { onShutdownSignals } from "./shutdown.ts";
+import { onShutdownSignals } from "../shutdown-signals.ts";
 
 export interface TaskWorkerOptions extends BullmqConnectionOptions {
   /** The tasks plugin of this process, made with the same options (store, runs, secret, executor) as the web instances'. */
@@ -128,7 +128,7 @@ export function startTaskWorker(options: TaskWorkerOptions): TaskWorker {
       return drained;
     })());
 
-  const detach = options.shutdownOn === false ? undefined : onShutdownSignals(options.shutdownOn ?? ["SIGTERM", "SIGINT"], () => close());
+  const detach = options.shutdownOn === false ? undefined : onShutdownSignals(options.shutdownOn ?? ["SIGTERM", "SIGINT"], () => close(), "h3-mcp task worker");
   const ready = worker.waitUntilReady().then(() => undefined);
   // A worker that never connects still shuts down; `ready` rejects for whoever awaits it.
   ready.catch(() => {});
