@@ -1,7 +1,9 @@
 // What the demo takes from its environment. With REDIS_URL, tasks live in that Redis, so every demo started
 // with the same REDIS_URL and MCP_REQUEST_STATE_SECRET is one server: put any number behind a round-robin
 // balancer (docs/scale-out.md). Without REDIS_URL, nothing of Redis is loaded. With MCP_TASKS_EXECUTOR=bullmq
-// too, the durable runs are executed by worker processes (`npm run worker`, worker.ts) instead.
+// too, the durable runs are executed by worker processes (`npm run worker`, worker.ts) instead. With
+// MCP_TASKS_SQLITE=<file> instead, tasks live in that SQLite file, which every demo on this host started with
+// it shares (sqlite-store.ts); nothing of SQLite is loaded otherwise.
 // With MCP_AUTH_ISSUER, /mcp takes only JWT access tokens of that issuer for MCP_AUTH_RESOURCE (default
 // http://HOST:PORT/mcp) with scope `mcp` (docs/authorization.md). Without it, nothing of h3-mcp/auth is loaded.
 import type { RequestStateOptions } from "h3-mcp";
@@ -27,6 +29,9 @@ export const DEMO_LEASE_MS = 3_000;
 /** The most a SIGTERM drain waits for running tasks before handing them off; MCP_DRAIN_MS sets another. */
 export const DEMO_DRAIN_MS = 10_000;
 
+const RUNS_WARNING = " (MCP_TASKS_SECRET is unset: durable_steps and durable_ask answer an error)";
+const STATE_WARNING = " (MCP_REQUEST_STATE_SECRET is unset: an MRTR round started here only finishes here)";
+
 /** A whole number of milliseconds from the environment, or `fallback` when unset; a bad value stops the demo with its name. */
 export function envMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -45,6 +50,21 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   // A short task lifetime, to watch tasks expire.
   const ttl = env.MCP_TASK_TTL_MS ? { ttlMs: Number(env.MCP_TASK_TTL_MS) } : {};
   if (env.MCP_TASKS_EXECUTOR && !url) throw new TypeError("MCP_TASKS_EXECUTOR needs REDIS_URL: the workers reach the tasks through Redis");
+  const sqliteFile = env.MCP_TASKS_SQLITE || undefined;
+  if (sqliteFile && url) throw new TypeError("MCP_TASKS_SQLITE and REDIS_URL are both set: tasks live in one store, so set one of them");
+  if (sqliteFile) {
+    const leaseMs = envMs(env, "MCP_TASKS_LEASE_MS", DEMO_LEASE_MS);
+    const tasksSecret = env.MCP_TASKS_SECRET || undefined;
+    const { openSqliteStore } = await import("./sqlite-store.ts");
+    const sqlite = openSqliteStore(sqliteFile, leaseMs, tasksSecret);
+    return {
+      tasks: { store: sqlite.store, runs: tasksSecret ? durableRuns : [], ...ttl },
+      requestState,
+      auth,
+      describe: `tasks in the SQLite file ${sqliteFile}, lease ${leaseMs} ms${secret ? "" : STATE_WARNING}${tasksSecret ? "" : RUNS_WARNING}${protection}`,
+      close: async () => sqlite.close(),
+    };
+  }
   if (!url) return { tasks: { runs: durableRuns, ...ttl }, requestState, auth, describe: `tasks in memory (this process only)${protection}`, close: async () => {} };
 
   const { redisTaskStore } = await import("h3-mcp/tasks/redis");
@@ -53,10 +73,10 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   const leaseMs = envMs(env, "MCP_TASKS_LEASE_MS", DEMO_LEASE_MS);
   const tasksSecret = env.MCP_TASKS_SECRET || undefined;
   const store = redisTaskStore({ url, prefix: DEMO_PREFIX, leaseMs, secret: tasksSecret });
-  const warning = secret ? "" : " (MCP_REQUEST_STATE_SECRET is unset: an MRTR round started here only finishes here)";
+  const warning = secret ? "" : STATE_WARNING;
   // A run's record (input, checkpoint, answers) is sealed under the store's secret: without it the durable
   // tools are listed but answer why they cannot run.
-  const runsNote = tasksSecret ? "" : " (MCP_TASKS_SECRET is unset: durable_steps and durable_ask answer an error)";
+  const runsNote = tasksSecret ? "" : RUNS_WARNING;
   const executor = await demoExecutor(env, url);
   const executorNote = executor ? "; durable runs executed by worker processes (npm run worker) through BullMQ" : "";
   return {

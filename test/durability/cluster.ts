@@ -1,6 +1,8 @@
-// Real demo processes (examples/demo/server.ts) sharing one real redis-server: the cluster the durability
-// tests kill, stop, continue and drain. Each instance is a child process ended by its pid; its client speaks
-// MCP over real HTTP. Call `demoCluster()` at the top of a test file: it registers the file's hooks.
+// Real demo processes (examples/demo/server.ts) sharing one real store: the cluster the durability tests
+// kill, stop, continue and drain. The store is a real redis-server unless `backend` names another (the
+// SQLite suites give a file, test/sqlite/demo-cluster.ts). Each instance is a child process ended by its
+// pid; its client speaks MCP over real HTTP. Call `demoCluster()` at the top of a test file: it registers
+// the file's hooks.
 import { afterAll, beforeAll, vi } from "vitest";
 import { createTestClient, type TestClient } from "../../src/tasks/testing/index.ts";
 import { overHttp, startDemo, type DemoProcess } from "../helpers/demo-process.ts";
@@ -21,9 +23,37 @@ export interface ClusterOptions {
   drainMs: number;
   /** More environment for every instance (MCP_TASK_TTL_MS, say). */
   env?: Record<string, string>;
+  /** The store every instance shares; default a throwaway redis-server (REDIS_URL). */
+  backend?: ClusterBackend;
+}
+
+/** A store the demos share, by the environment that selects it. */
+export interface ClusterBackend {
+  /** Starts the store (before the file's tests). */
+  open(): Promise<void>;
+  /** The demo's environment that selects it (REDIS_URL=…, MCP_TASKS_SQLITE=…). */
+  env(): Record<string, string>;
+  /** Stops and removes it (after the file's tests, every demo killed). */
+  close(): Promise<void>;
+}
+
+/** A throwaway redis-server for the cluster. */
+function redisBackend(): ClusterBackend & { readonly server: RedisServer | undefined } {
+  let server: RedisServer | undefined;
+  return {
+    get server() {
+      return server;
+    },
+    async open() {
+      server = await startRedis();
+    },
+    env: () => ({ REDIS_URL: server!.url }),
+    close: async () => server?.stop(),
+  };
 }
 
 export interface Cluster {
+  /** The cluster's redis-server (with the default backend). */
   readonly redis: RedisServer;
   readonly leaseMs: number;
   /** Starts one more demo process on the cluster's Redis. */
@@ -44,18 +74,18 @@ export interface Attempts {
 
 export function demoCluster(options: ClusterOptions): Cluster {
   const instances: Instance[] = [];
-  let redis: RedisServer | undefined;
-  beforeAll(async () => {
-    redis = await startRedis();
-  }, 30_000);
+  const redis = options.backend ? undefined : redisBackend();
+  const backend = options.backend ?? redis!;
+  beforeAll(() => backend.open(), 30_000);
   afterAll(async () => {
     for (const i of instances) i.signal("SIGCONT");
     await Promise.all(instances.map((i) => i.stop("SIGKILL")));
-    await redis?.stop();
+    await backend.close();
   });
   return {
     get redis() {
-      return redis!;
+      if (!redis?.server) throw new Error("this cluster's store is not Redis");
+      return redis.server;
     },
     leaseMs: options.leaseMs,
     instances,
@@ -76,7 +106,7 @@ export function demoCluster(options: ClusterOptions): Cluster {
     },
     async start(name, env = {}) {
       const demo = await startDemo({
-        REDIS_URL: redis!.url,
+        ...backend.env(),
         MCP_TASKS_SECRET: "durability-test-secret",
         MCP_REQUEST_STATE_SECRET: "durability-test-state",
         MCP_TASKS_LEASE_MS: String(options.leaseMs),
