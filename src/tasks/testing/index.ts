@@ -29,7 +29,8 @@ export { KitAssertionError } from "./assert.ts";
 export { createTestClient, TestClientError, type RequestOptions, type TestClient } from "./test-client.ts";
 export type { TaskListener } from "./task-listener.ts";
 export { getModelPaths, type ModelPath, type ModelPathOptions, type ModelStep, type ToolModel } from "./model-paths.ts";
-export { createHold, driveModelPath, ModelPathError, type DriveOptions, type DriveReport, type Hold } from "./model-driver.ts";
+export { driveModelPath, ModelPathError, type DriveOptions, type DriveReport } from "./model-driver.ts";
+export { createHold, type Hold } from "./hold.ts";
 export type { TaskEvent } from "../../../machines/task.machine.ts";
 export type {
   InputAnswerer,
