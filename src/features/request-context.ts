@@ -68,6 +68,11 @@ export interface RequestContext extends McpContext {
   /** The tool a `tools/call` runs, once found. */
   tool?: CompiledTool;
   /**
+   * The length of the request's body text, in UTF-16 units (2026-07-28 requests): what bounds its params'
+   * size without measuring them again.
+   */
+  readonly bodyLength?: number;
+  /**
    * The tool or prompt this request names, once found among those served: telemetry names a request by it
    * only then, since a name the client made up is not a low-cardinality name.
    */

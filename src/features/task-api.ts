@@ -17,7 +17,10 @@ export interface McpTaskContext {
   readonly origin?: Record<string, unknown>;
   /** Aborted by `tasks/cancel` and by expiry. Cancellation is cooperative: honour it. */
   readonly signal: AbortSignal;
-  /** Sets the status message every later `tasks/get` shows. */
+  /**
+   * Sets the status message every later `tasks/get` shows. Throws for one over `mcpTasks({ maxTaskBytes })`
+   * (McpUsageError `TASK_TOO_LARGE`).
+   */
   update(update: { statusMessage: string }): void;
   /**
    * Waits `ms` between steps: resolves after `ms`, rejects with `signal.reason` the moment `signal` aborts
@@ -26,7 +29,9 @@ export interface McpTaskContext {
   sleep(ms: number): Promise<void>;
   /**
    * Parks the task in `input_required` until the client has answered every request through
-   * `tasks/update`. The answers are typed by the requests and are unvalidated client input.
+   * `tasks/update`. The answers are typed by the requests and are unvalidated client input. Rejects for
+   * questions over `mcpTasks({ maxTaskBytes })`, and with `TASK_ENDED` when the task ends first (a rejection
+   * never reported as unhandled: a run may return without awaiting its question).
    */
   requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>>;
 }
@@ -38,7 +43,8 @@ export interface McpTaskRunContext extends McpTaskContext {
   /** What the previous attempt saved with `saveCheckpoint`, or undefined (attempt 1, or nothing saved). */
   readonly checkpoint: unknown;
   /**
-   * Keeps `value` (small JSON data) for the next attempt. Rejects, and the signal aborts, when this
+   * Keeps `value` (JSON data of at most `mcpTasks({ maxTaskBytes })`, or it rejects with McpUsageError
+   * `TASK_TOO_LARGE`) for the next attempt. Rejects, and the signal aborts, when this
    * attempt no longer holds the task (its lease was lost) or the task ended elsewhere (cancelled through
    * another instance before this one heard of it): its writes never land.
    */

@@ -10,6 +10,7 @@ import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { TaskOrigin, TaskRunRecord } from "./store.ts";
 import { pickAnswers, TaskRun, type RunSink } from "./task-run.ts";
+import { bytesOver, keptTooLarge } from "./task-bytes.ts";
 
 /** Where an attempt keeps its run's record; rejects (after aborting the attempt) when the store refused it as fenced. */
 export interface AttemptSink extends RunSink {
@@ -73,6 +74,9 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
       json = undefined;
     }
     if (json === undefined) return Promise.reject(new TypeError("task.saveCheckpoint needs JSON data"));
+    const limit = this.#sink.maxTaskBytes;
+    const bytes = bytesOver(json, limit);
+    if (bytes !== undefined) return Promise.reject(keptTooLarge("task.saveCheckpoint: the checkpoint", bytes, limit));
     return this.#keep({ ...this.#record, checkpoint: JSON.parse(json) });
   }
 
@@ -94,12 +98,14 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
     } else {
       asked = this.askRound(requests, false);
     }
-    return asked.then(async (answers) => {
-      const wire = this.current()?.context.issuedKeys.slice(-keys.length) ?? [];
-      const next: KeptRound = { keys, wire, answers };
-      await this.#keep({ ...this.#record, answers: { rounds: [...roundsOf(this.#record).slice(0, round), next] } });
-      return answers as InputAnswers<R>;
-    });
+    return this.quietOnEnd(
+      asked.then(async (answers) => {
+        const wire = this.current()?.context.issuedKeys.slice(-keys.length) ?? [];
+        const next: KeptRound = { keys, wire, answers };
+        await this.#keep({ ...this.#record, answers: { rounds: [...roundsOf(this.#record).slice(0, round), next] } });
+        return answers as InputAnswers<R>;
+      }),
+    );
   }
 
   #keep(record: TaskRunRecord): Promise<void> {

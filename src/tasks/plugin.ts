@@ -7,7 +7,6 @@ import { getMcpContext, getRequestContext } from "../features/request-context.ts
 import type { PluginHooks } from "../features/hooks.ts";
 import type { TaskHooks } from "./run-hooks.ts";
 import { offerTasks, TASKS_EXTENSION, type McpTaskRunDefinition } from "../features/task-api.ts";
-import type { JsonObject } from "../protocol/types.ts";
 import { newTaskId } from "../utils/task-id.ts";
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
 import { drainingRefusal, type DrainOptions } from "./drain.ts";
@@ -22,6 +21,8 @@ import { LocalTaskRuntime } from "./local-runtime.ts";
 import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
 import { SharedTaskRuntime } from "./shared-runtime.ts";
 import { isTaskRun, servedRuns } from "./task-runs.ts";
+import { DEFAULT_MAX_TASK_BYTES } from "./task-bytes.ts";
+import { mergeOrigins, originOf } from "./task-origin.ts";
 import type { TaskOrigin, TaskStore } from "./store.ts";
 
 export interface McpTasksOptions<S extends TaskStore = TaskStore> {
@@ -38,6 +39,15 @@ export interface McpTasksOptions<S extends TaskStore = TaskStore> {
   ttlMs?: number | null;
   /** Advertised polling interval. Default 1000. */
   pollIntervalMs?: number;
+  /**
+   * What one task may keep of each piece, in bytes of its JSON (UTF-8), checked before any store sees it:
+   * the input of the call that creates it (the `tools/call` arguments, and a run found by name's `input`:
+   * over it, the call answers -32602 and no task is made), each status message (`task.update` throws), each
+   * question (`task.requestInput` rejects), the checkpoint (`task.saveCheckpoint` rejects) and the result
+   * (over it, the task fails with a -32603 naming this option). Raise it for tasks that carry more.
+   * @default 1048576 (1 MiB)
+   */
+  maxTaskBytes?: number;
   /**
    * Scopes a task to its caller: computed at creation and on every later request, compared by value (a
    * string as it is, any other JSON value by its canonical JSON). A value that is neither refuses creation.
@@ -122,6 +132,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
   const maxPerOwner = options.maxPerOwner === undefined ? Infinity : positiveInteger("maxPerOwner", options.maxPerOwner);
   const ttlMs = options.ttlMs === null ? null : positiveInteger("ttlMs", options.ttlMs === undefined ? 600_000 : options.ttlMs, " or null");
   const pollIntervalMs = positiveInteger("pollIntervalMs", options.pollIntervalMs === undefined ? 1000 : options.pollIntervalMs);
+  const maxTaskBytes = positiveInteger("maxTaskBytes", options.maxTaskBytes ?? DEFAULT_MAX_TASK_BYTES);
   const bind = options.bind;
   const ownerOf = bind ? (event: H3Event) => ownerKey(callBind(bind, event)) : authenticatedOwner;
   const origin = options.origin;
@@ -136,6 +147,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
     limits: { max, maxPerOwner },
     ttlMs,
     pollIntervalMs,
+    maxTaskBytes,
     now,
     newId: options.newTaskId ?? newTaskId,
     bound: bind !== undefined,
@@ -267,27 +279,4 @@ function taskHooks(hooks: PluginHooks, event: H3Event): TaskHooks | undefined {
     // Only a `wrapToolCall` keeps the creating call's event for the task's life: it is handed that event.
     result: toolCall && ((taskId, tool, finish) => toolCall(event, tool, finish, { taskId })),
   };
-}
-
-function mergeOrigins(user: TaskOrigin | undefined, plugins: TaskOrigin | undefined): TaskOrigin | undefined {
-  return user && plugins ? { ...user, ...plugins } : (user ?? plugins);
-}
-
-/** An origin is a task's companion for its whole life, in every store: JSON data, and small. */
-const MAX_ORIGIN_BYTES = 4096;
-
-/** The origin `origin(event)` gives, as a JSON copy; a TypeError when it is not a small JSON object. */
-function originOf(origin: (event: H3Event) => TaskOrigin | undefined, event: H3Event): TaskOrigin | undefined {
-  const value = origin(event);
-  if (value === undefined) return undefined;
-  let json: string | undefined;
-  try {
-    json = typeof value === "object" && value !== null && !Array.isArray(value) ? JSON.stringify(value) : undefined;
-  } catch {
-    json = undefined;
-  }
-  if (json === undefined || (json.length > MAX_ORIGIN_BYTES / 3 && new TextEncoder().encode(json).length > MAX_ORIGIN_BYTES)) {
-    throw new TypeError(`mcpTasks: origin must return a JSON object of at most ${MAX_ORIGIN_BYTES} bytes, or undefined`);
-  }
-  return JSON.parse(json) as JsonObject;
 }

@@ -22,12 +22,14 @@ import { capRefusal, newTaskActor, runRecordOf, storeFailure, taskEnded, tellFol
 import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats, TaskSubscription } from "./runtime.ts";
 import type { CreateOutcome, FinalStatus, TaskChange, TaskFeed, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore } from "./store.ts";
 import { TaskRun } from "./task-run.ts";
+import { checkCreation } from "./task-bytes.ts";
 
 export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
   protected readonly store: TaskStore;
   protected readonly now: () => number;
   protected readonly local: LocalTasks;
   protected readonly listeners: Listeners;
+  readonly maxTaskBytes: number;
   /** Set by `drain`: no new run starts here from then on. */
   draining = false;
   #drained: Promise<DrainReport> | undefined;
@@ -39,6 +41,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     this.now = options.now;
     this.local = createLocalTasks({ now: options.now, inspect: options.inspect });
     this.listeners = createListeners();
+    this.maxTaskBytes = options.maxTaskBytes;
   }
 
   /** Connects the store (once the implementation's own parts exist: the feed may be used at once). */
@@ -106,10 +109,12 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
   }
 
   create(owner: string, ctx: RequestContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult> {
-    const { options, store } = this;
+    const { options, store, maxTaskBytes } = this;
+    // Before anything is made or stored: what the task would keep must fit.
+    checkCreation(ctx, task.statusMessage, maxTaskBytes);
     // A run found by name keeps its record with the task (its name, version and input), for a later attempt.
     const named = typeof task.run === "function" ? undefined : (task as McpTaskNamedRunOptions).run;
-    const record = named && runRecordOf(options.runs, task as McpTaskNamedRunOptions, store, ctx.clientCapabilities, ctx.tool?.def.name);
+    const record = named && runRecordOf(options.runs, task as McpTaskNamedRunOptions, store, ctx.clientCapabilities, ctx.tool?.def.name, maxTaskBytes);
     // A run found by name is stored released, not run here, when this instance drains (another instance
     // claims it), when it does not claim (something else delivers lost attempts), or when an executor takes
     // the attempt. A store no other instance reads cannot take a released task: creation is refused.

@@ -10,6 +10,7 @@ import type { LocalTask } from "./local-tasks.ts";
 import type { CreateOutcome, TaskLimits, TaskRunRecord, TaskStore } from "./store.ts";
 import type { ServedRuns } from "./task-runs.ts";
 import type { TaskRuntimeOptions } from "./runtime.ts";
+import { bytesOver, inputTooLarge } from "./task-bytes.ts";
 
 /** A new task's actor (not started yet), made from the runtime's settings. */
 export function newTaskActor(options: TaskRuntimeOptions, id: string, at: number, statusMessage: string | undefined, attempt?: number): AnyActorRef {
@@ -72,9 +73,10 @@ export function sleepUnref(ms: number): Promise<void> {
 /**
  * The record a task made from a run found by name keeps: the run must be one this instance serves (so
  * some instance can run its later attempts), and its input JSON data (copied: every attempt gets the same);
- * `tool` names the tool whose call creates the task (every attempt's result is checked against it).
+ * `tool` names the tool whose call creates the task (every attempt's result is checked against it). An input
+ * over `maxTaskBytes` is the call's -32602.
  */
-export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, store: TaskStore, caps: ClientCapabilities, tool: string | undefined): TaskRunRecord {
+export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, store: TaskStore, caps: ClientCapabilities, tool: string | undefined, maxTaskBytes: number): TaskRunRecord {
   const run = task.run;
   if (typeof run !== "object" || run === null || typeof run.run !== "function") throw new McpUsageError("TASK_NO_RUN", "mcpTask needs a run(task) function or a run from defineTaskRun()");
   if (runs.get(run.name) !== run) throw new McpUsageError("TASK_RUN_UNSERVED", `mcpTask: the run ${run.name} is not in mcpTasks({ runs }): list it there on every instance that may run it`);
@@ -90,6 +92,8 @@ export function runRecordOf(runs: ServedRuns, task: McpTaskNamedRunOptions, stor
     json = undefined;
   }
   if (json === undefined) throw new McpUsageError("TASK_RUN_INPUT", `mcpTask: the input of run ${run.name} must be JSON data`);
+  const bytes = bytesOver(json, maxTaskBytes);
+  if (bytes !== undefined) throw inputTooLarge(`The input of run ${run.name}`, bytes, maxTaskBytes);
   return { name: run.name, version: run.version, input: JSON.parse(json), client, tool };
 }
 

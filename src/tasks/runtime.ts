@@ -25,6 +25,8 @@ export interface TaskRuntimeOptions {
   limits: TaskLimits;
   ttlMs: number | null;
   pollIntervalMs: number;
+  /** What one task may keep of each piece, in bytes (`mcpTasks({ maxTaskBytes })`). */
+  maxTaskBytes: number;
   now: () => number;
   newId: () => string;
   /** Whether tasks are bound to their callers (the store may need a key for that). */

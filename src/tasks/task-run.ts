@@ -14,6 +14,7 @@ import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { RunReport } from "./run-outcome.ts";
 import type { FinalStatus, TaskOrigin } from "./store.ts";
+import { bytesOver, keptTooLarge, resultTooLarge } from "./task-bytes.ts";
 
 /**
  * Where a run reports what its work produced. The run only reports; it learns what became of the task by
@@ -22,6 +23,8 @@ import type { FinalStatus, TaskOrigin } from "./store.ts";
 export interface RunSink {
   /** Applies an event the work produced; settles once the store has it. */
   dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void>;
+  /** What the task may keep of each piece, in bytes (`mcpTasks({ maxTaskBytes })`). */
+  readonly maxTaskBytes: number;
 }
 
 // Shared abort reasons: a per-task Error would keep its stopped actor reachable through the stack it captured.
@@ -63,6 +66,9 @@ export class TaskRun implements McpTaskContext, RunReport {
 
   update({ statusMessage }: { statusMessage: string }): void {
     if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
+    const limit = this.#sink.maxTaskBytes;
+    const bytes = bytesOver(statusMessage, limit);
+    if (bytes !== undefined) throw keptTooLarge("task.update: the status message", bytes, limit);
     void this.#send({ type: "status.update", statusMessage, at: this.#now() });
   }
 
@@ -71,7 +77,23 @@ export class TaskRun implements McpTaskContext, RunReport {
   }
 
   requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>> {
-    return this.askRound(requests, false) as Promise<InputAnswers<R>>;
+    return this.quietOnEnd(this.askRound(requests, false)) as Promise<InputAnswers<R>>;
+  }
+
+  /**
+   * The promise a run gets for its question: it settles as `asked` does, and when it rejects because the task
+   * ended (or this run stopped), it is not reported as unhandled. A run may return without awaiting a
+   * question; under Node's default unhandled-rejection mode, that end's rejection would kill the process.
+   * Any other rejection (a mistake in the call) is the run's to handle, as with any promise.
+   */
+  protected quietOnEnd<T>(asked: Promise<T>): Promise<T> {
+    const settled: Promise<T> = new Promise<T>((resolve, reject) => {
+      asked.then(resolve, (error: unknown) => {
+        if (!this.#task.actor || this.#ended || this.#endReason) settled.catch(() => {});
+        reject(error);
+      });
+    });
+    return settled;
   }
 
   /**
@@ -126,6 +148,14 @@ export class TaskRun implements McpTaskContext, RunReport {
           return [key, { method: r.method, params: r.params }];
         }),
       );
+      // Only the question is measured (its answers are the client's, bounded by the request body's cap).
+      const limit = this.#sink.maxTaskBytes;
+      const bytes = bytesOver(JSON.stringify(wire), limit);
+      if (bytes !== undefined) {
+        waiters.delete(waiter);
+        this.#asking = false;
+        return reject(keptTooLarge("task.requestInput: the question", bytes, limit));
+      }
       const sent = this.#send({ type: "input.request", requests: wire, at: this.#now() });
       if (isThenable(sent)) sent.then(notOpened, notOpened);
       else notOpened();
@@ -168,14 +198,19 @@ export class TaskRun implements McpTaskContext, RunReport {
     this.#task.abort?.abort(abortReason(this.#ended));
   }
 
-  /** @internal Ends the task with `result`, whose JSON the caller already made. */
+  /** @internal Ends the task with `result`, whose JSON the caller already made; one over the limit fails it. */
   complete(result: JsonObject, json: string): MaybePromise<void> {
+    const bytes = bytesOver(json, this.#sink.maxTaskBytes);
+    if (bytes !== undefined) return this.protocolError(resultTooLarge(bytes, this.#sink.maxTaskBytes));
     this.#task.result = { value: result, json };
     return this.#send({ type: "work.done", result, at: this.#now() });
   }
 
   /** @internal The run threw or rejected with something other than a McpJsonRpcError. */
   toolError(message: string): MaybePromise<void> {
+    // The message is the tool error's result text: kept as a result is.
+    const bytes = bytesOver(message, this.#sink.maxTaskBytes);
+    if (bytes !== undefined) return this.protocolError(resultTooLarge(bytes, this.#sink.maxTaskBytes));
     return this.#send({ type: "work.toolError", message, at: this.#now() });
   }
 

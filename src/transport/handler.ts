@@ -185,7 +185,8 @@ export function defineMcpHandler(
           { allow: "POST" },
         );
       }
-      const msg = parseMessage(await readBodyText(event.req, maxBody, deadlines));
+      const body = await readBodyText(event.req, maxBody, deadlines);
+      const msg = parseMessage(body);
       if ("response" in msg) return acceptResponse(event, mount, msg.response, auth);
       id = msg.id;
       if (!mount.legacy && msg.method === "initialize") {
@@ -195,7 +196,7 @@ export function defineMcpHandler(
         });
       }
       era = mount.legacy && isLegacy(event, mount, msg) ? "legacy" : "modern";
-      return era === "legacy" ? await handleLegacy(event, mount, msg, auth) : await handleModern(event, mount, msg, auth);
+      return era === "legacy" ? await handleLegacy(event, mount, msg, auth) : await handleModern(event, mount, msg, auth, body.length);
     } catch (error) {
       const failure = clientBodyFailure(error);
       if (failure !== undefined) clientError?.({ reason: failure }, event);

@@ -19,7 +19,7 @@ export interface JsonRpcMessage {
 }
 
 
-export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMessage, auth?: McpAuthInfo): Promise<WireResponse> {
+export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMessage, auth?: McpAuthInfo, bodyLength?: number): Promise<WireResponse> {
   const headers = event.req.headers;
   const params = msg.params ?? {};
   const method = msg.method;
@@ -76,6 +76,7 @@ export async function handleModern(event: H3Event, mount: Mount, msg: JsonRpcMes
     auth,
     mount,
     resultMeta: server.resultMeta,
+    bodyLength,
   });
 
   if (pluginMethod) return respond(ctx, hooked(event, ctx, () => pluginAnswer(method, pluginMethod.method.handler(event, params))), "modern");

@@ -26,6 +26,8 @@ export type RequestInit = Pick<
   McpContext,
   "era" | "protocolVersion" | "clientCapabilities" | "clientInfo" | "method" | "requestId" | "params" | "meta" | "sessionId" | "extensions" | "auth"
 > & {
+  /** The body's length as read (`RequestContext.bodyLength`). */
+  bodyLength?: number;
   mount: HandlerMount;
   /** Minimum log level set for the session (legacy `logging/setLevel`). */
   sessionLogLevel?: LoggingLevel;
@@ -90,6 +92,7 @@ class Context implements TransportContext {
   requestState?: unknown;
   readonly channel: Channel | undefined;
   tool: RequestContext["tool"] = undefined;
+  readonly bodyLength: number | undefined;
   target: string | undefined = undefined;
   readonly resultMeta: ResultMeta | undefined;
   #event: H3Event;
@@ -112,6 +115,7 @@ class Context implements TransportContext {
     this.auth = init.auth;
     this.mount = init.mount;
     this.resultMeta = init.resultMeta;
+    this.bodyLength = init.bodyLength;
     this.#event = event;
     this.#minLog = minLog;
     // Legacy requests may need their stream for server-to-client requests, so they always get one.
