@@ -73,7 +73,7 @@ export class TaskRun implements McpTaskContext, RunReport {
   }
 
   sleep(ms: number): Promise<void> {
-    return abortableSleep(ms, this.signal);
+    return this.quietOnEnd(abortableSleep(ms, this.signal));
   }
 
   requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>> {
@@ -81,9 +81,9 @@ export class TaskRun implements McpTaskContext, RunReport {
   }
 
   /**
-   * The promise a run gets for its question: it settles as `asked` does, and when it rejects because the task
-   * ended (or this run stopped), it is not reported as unhandled. A run may return without awaiting a
-   * question; under Node's default unhandled-rejection mode, that end's rejection would kill the process.
+   * The promise a run gets for its question (or its sleep): it settles as `asked` does, and when it rejects
+   * because the task ended (or this run stopped), it is not reported as unhandled. A run may return without
+   * awaiting it; under Node's default unhandled-rejection mode, that end's rejection would kill the process.
    * Any other rejection (a mistake in the call) is the run's to handle, as with any promise.
    */
   protected quietOnEnd<T>(asked: Promise<T>): Promise<T> {

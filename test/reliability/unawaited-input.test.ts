@@ -1,4 +1,4 @@
-// A run that returns without awaiting its question: the task ends while the question waits, and the promise
+// A run that returns without awaiting its question (or its sleep): the task ends while it waits, and the promise
 // the run was given rejects then. Under Node's default unhandled-rejection mode an unhandled rejection ends
 // the process, so this runs a real server process (test/fixtures/unawaited-input-server.ts) with no
 // --unhandled-rejections flag and without CI or TEST, and checks it still serves and reported nothing.
@@ -58,5 +58,18 @@ describe("a question left waiting when its task ends", () => {
     expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toContain(tool);
     expect(child.exitCode).toBeNull();
     expect(output).not.toMatch(/unhandled|McpUsageError|while waiting for input/i);
+  });
+
+  it("leave_sleep: a task cancelled while a sleep it did not await waits leaves the process serving", async () => {
+    const created = await call(server, "tools/call", { name: "leave_sleep" }, { caps });
+    const { taskId } = created.body.result;
+    expect((await call(server, "tasks/cancel", { taskId }, { caps })).body.result.resultType).toBe("complete");
+    await until(async () => {
+      if (child.exitCode !== null) throw new Error(`the server exited (code ${child.exitCode}):\n${output}`);
+      expect((await call(server, "tasks/get", { taskId }, { caps })).body.result.status).toBe("cancelled");
+    });
+    expect((await call(server, "tools/list", {}, { caps })).body.result.tools.length).toBe(3);
+    expect(child.exitCode).toBeNull();
+    expect(output).not.toMatch(/unhandled|AbortError|cancelled/i);
   });
 });
