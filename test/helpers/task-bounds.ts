@@ -3,7 +3,7 @@
 // or a checkpoint over it is refused in the run; a result over it fails the task with a -32603 naming the
 // option. test/wire/task-bounds.test.ts runs these on the in-memory store, test/redis/task-bounds.test.ts
 // on Redis.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool, mcpElicit } from "../../src/index.ts";
 import { defineTaskRun, mcpTask, mcpTasks, type McpTasksOptions } from "../../src/tasks/index.ts";
 import type { TaskStore } from "../../src/tasks/store.ts";
@@ -86,8 +86,17 @@ async function ended(app: ReturnType<typeof boundsApp>, tool: string, args: Reco
 
 const textOf = (task: any) => task.result?.content?.[0]?.text as string | undefined;
 
-/** The bound's cases on the store `makeStore` gives (a fresh one each time). */
-export function describeTaskBounds(label: string, makeStore: () => TaskStore) {
+/** The bound's cases on the stores `open` gives (a fresh one each time), each given to `close` after its test. */
+export function describeTaskBounds<S extends TaskStore>(label: string, open: () => S, close: (store: S) => unknown = () => {}) {
+  const opened: S[] = [];
+  const makeStore = () => {
+    const store = open();
+    opened.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map(close));
+  });
   describe(`what one task keeps (${label})`, () => {
     it("refuses with -32602, making no task, a call whose arguments are over the default 1 MiB, and takes them once the limit is raised", async () => {
       const args = { blob: blob(1024 * 1024 + 1) };

@@ -1,8 +1,8 @@
 // The bound on what one task keeps, on the Redis store (the cases are test/helpers/task-bounds.ts): refused
 // before the store is called, so a shared store behaves as the in-memory one.
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll } from "vitest";
-import { redisTaskStore, type RedisTaskStore } from "../../src/tasks/redis/index.ts";
+import { afterAll, beforeAll } from "vitest";
+import { redisTaskStore } from "../../src/tasks/redis/index.ts";
 import { startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { describeTaskBounds } from "../helpers/task-bounds.ts";
 
@@ -11,13 +11,9 @@ beforeAll(async () => {
   redis = await startRedis();
 });
 afterAll(() => redis?.stop());
-const opened: RedisTaskStore[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-});
 
-describeTaskBounds("Redis store", () => {
-  const store = redisTaskStore({ url: redis.url, prefix: `bounds-${randomUUID().slice(0, 8)}`, secret: "bounds-secret", leaseMs: 1000 });
-  opened.push(store);
-  return store;
-});
+describeTaskBounds(
+  "Redis store",
+  () => redisTaskStore({ url: redis.url, prefix: `bounds-${randomUUID().slice(0, 8)}`, secret: "bounds-secret", leaseMs: 1000 }),
+  (store) => store.close(),
+);
