@@ -8,7 +8,8 @@ import type { McpTaskRunContext } from "../features/task-api.ts";
 import type { ClientCapabilities } from "../protocol/types.ts";
 import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
-import type { TaskOrigin, TaskRunRecord } from "./store.ts";
+import { taskEnded } from "./runtime-parts.ts";
+import type { FinalStatus, TaskOrigin, TaskRunRecord, TaskStore } from "./store.ts";
 import { pickAnswers, TaskRun, type RunSink } from "./task-run.ts";
 import { bytesOver, keptTooLarge } from "./task-bytes.ts";
 
@@ -31,6 +32,36 @@ interface KeptRound {
 function roundsOf(record: TaskRunRecord): readonly KeptRound[] {
   const rounds = record.answers?.rounds;
   return Array.isArray(rounds) ? (rounds as KeptRound[]) : [];
+}
+
+/**
+ * Keeps a run's record with its task in `store`, fenced by the attempt: a refusal as fenced stops the
+ * attempt (`fenced`) and rejects with its reason; a task that ended elsewhere (cancelled, or failed on
+ * another instance, before this one heard of it) aborts the run's signal as that end's own would, then
+ * rejects.
+ */
+export async function keepRunRecord(store: TaskStore, task: LocalTask, run: AttemptRun, record: TaskRunRecord, fenced: () => void): Promise<void> {
+  const fence = task.fence;
+  if (!task.actor || !fence) throw taskEnded();
+  const kept = await store.saveRun!(task.id, record, fence);
+  if (kept === "fenced") {
+    fenced();
+    throw fencedReason(run.attempt);
+  }
+  if (kept === "gone") {
+    run.endedElsewhere(await endedAs(store, task.id));
+    throw taskEnded();
+  }
+}
+
+/** How the store has a task ended, or undefined when it cannot tell (expired, or the read failed). */
+async function endedAs(store: TaskStore, id: string): Promise<FinalStatus | undefined> {
+  try {
+    const found = await store.readHeld?.(id);
+    return found?.json === undefined ? undefined : found.status;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The reason an attempt's signal aborts with once it lost its lease: its writes no longer land. */

@@ -1,7 +1,8 @@
 // The runtime over a store only this process uses (memory): a task's actor takes each event first and
 // what it became is written; such a write cannot conflict and is synchronous.
 import type { TaskEvent } from "../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import { isNotified, type TaskSnapshotLike } from "./envelopes.ts";
+import { afterEvent, interruptAttempt, type Interrupted, type InterruptKind } from "./interrupt.ts";
 import { toGetTaskResultJson } from "./kept-json.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
@@ -58,6 +59,35 @@ export class LocalTaskRuntime extends BaseTaskRuntime {
   async fail(id: string, message: string, data: JsonObject): Promise<void> {
     const task = this.local.get(id);
     if (task) this.dispatch(task, { type: "work.protocolError", error: { code: -32603, message, data }, at: this.now() });
+  }
+
+  /** Stops the attempt running here as a crash or a drain of this process would, and runs the next one here (interrupt.ts). */
+  interrupt(id: string, how: InterruptKind): Promise<Interrupted> {
+    const { store, listeners, options } = this;
+    return interruptAttempt(
+      {
+        store,
+        now: this.now,
+        local: (taskId) => this.local.get(taskId),
+        leave: (task, why) => this.leave(task, why),
+        async record(taskId, task, event, attempt) {
+          const next = afterEvent(task, event);
+          if (!next) return undefined;
+          const notified = isNotified(task.snapshot, next.snapshot);
+          if ((await store.write(taskId, { version: next.version, snapshot: next.snapshot, statusChanged: notified, fence: { attempt } })) !== "written") return undefined;
+          if (notified && listeners.taskCount) listeners.changed(taskId, next.version, next.snapshot);
+          return next;
+        },
+        runHere: async (taskId, owner, task, attempt) => {
+          const loaded = await store.loadRun!(taskId);
+          const run = loaded.outcome === "loaded" ? options.runs.get(loaded.record.name) : undefined;
+          if (loaded.outcome !== "loaded" || !run) throw new Error(`interruptTask: the run record of task ${taskId} could not be loaded (${loaded.outcome})`);
+          this.runAttemptHere(taskId, owner, task, loaded.record, run, attempt);
+        },
+      },
+      id,
+      how,
+    );
   }
 
   get stats(): TaskRuntimeStats {

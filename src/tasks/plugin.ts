@@ -18,6 +18,7 @@ import { keepAliveFor, keepAliveRefusal } from "./keep-alive.ts";
 import { memoryTaskStore, type MemoryTaskStore } from "./memory-store.ts";
 import { ownerKey, UNBOUND, unkeyableOwner } from "./owner.ts";
 import { LocalTaskRuntime } from "./local-runtime.ts";
+import { keepRuntime } from "./plugin-runtimes.ts";
 import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
 import { SharedTaskRuntime } from "./shared-runtime.ts";
 import { isTaskRun, servedRuns } from "./task-runs.ts";
@@ -176,6 +177,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
     execute: host.execute,
     fail: host.fail,
   };
+  keepRuntime(plugin, runtime);
   offerTasks(plugin, {
     createTask(event, task) {
       if (!task || (typeof task.run !== "function" && !isTaskRun(task.run))) {

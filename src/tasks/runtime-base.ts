@@ -16,11 +16,11 @@ import { drainDeadline, drainingRefusal, drainTasks, type DrainOptions } from ".
 import type { DrainReport } from "./executor.ts";
 import { startAttempt } from "./execution-host.ts";
 import { createLocalTasks, LocalTask, type LeaveReason, type LocalTasks } from "./local-tasks.ts";
-import { AttemptRun, fencedReason, type AttemptSink } from "./attempt-run.ts";
+import { AttemptRun, keepRunRecord, type AttemptSink } from "./attempt-run.ts";
 import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
-import { capRefusal, newTaskActor, runRecordOf, storeFailure, taskEnded, tellFollowers } from "./runtime-parts.ts";
+import { actorFromSnapshot, capRefusal, newTaskActor, runRecordOf, storeFailure, tellFollowers } from "./runtime-parts.ts";
 import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats, TaskSubscription } from "./runtime.ts";
-import type { CreateOutcome, FinalStatus, TaskChange, TaskFeed, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore } from "./store.ts";
+import type { CreateOutcome, LiveTaskRecord, TaskChange, TaskFeed, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore } from "./store.ts";
 import { TaskRun } from "./task-run.ts";
 import { checkCreation } from "./task-bytes.ts";
 
@@ -164,30 +164,8 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
   }
 
   /** Keeps a named run's record (its checkpoint, its answered rounds) with the task, fenced by the attempt. */
-  async keepRun(task: LocalTask, run: AttemptRun, record: TaskRunRecord): Promise<void> {
-    const fence = task.fence;
-    if (!task.actor || !fence) throw taskEnded();
-    const kept = await this.store.saveRun!(task.id, record, fence);
-    if (kept === "fenced") {
-      this.fenced(task);
-      throw fencedReason(run.attempt);
-    }
-    if (kept === "gone") {
-      // The task ended elsewhere (cancelled, or failed on another instance) and the change has not reached
-      // this instance yet: the run learns it now, its signal aborting as that end's own would.
-      run.endedElsewhere(await this.endedAs(task.id));
-      throw taskEnded();
-    }
-  }
-
-  /** How the store has a task ended, or undefined when it cannot tell (expired, or the read failed). */
-  private async endedAs(id: string): Promise<FinalStatus | undefined> {
-    try {
-      const found = await this.store.readHeld?.(id);
-      return found?.json === undefined ? undefined : found.status;
-    } catch {
-      return undefined;
-    }
+  keepRun(task: LocalTask, run: AttemptRun, record: TaskRunRecord): Promise<void> {
+    return keepRunRecord(this.store, task, run, record, () => this.fenced(task));
   }
 
   /** Attempt `attempt` of a run found by name, on a task that runs here from now on. */
@@ -195,6 +173,26 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     entry.fence = { attempt };
     entry.maxAttempts = run.maxAttempts;
     return new AttemptRun(entry, this, caps, this.now, origin, attempt, record);
+  }
+
+  /**
+   * Runs attempt `attempt` of a task read from the store (claimed here) from its stored state: `prepare`
+   * sees the task here before its actor starts. As the first attempt, its result is checked against the
+   * creating tool's outputSchema, inside the plugins' wrapTaskRun.
+   */
+  protected runAttemptHere(id: string, owner: string | null, task: LiveTaskRecord, record: TaskRunRecord, run: McpTaskRunDefinition, attempt: number, prepare?: (entry: LocalTask) => void): LocalTask {
+    const actor = actorFromSnapshot(this.options, id, task.snapshot);
+    const entry = new LocalTask(id, owner, task.expiresAt, actor, task.snapshot);
+    entry.applied = task.version;
+    this.local.add(entry);
+    entry.observer = (next) => this.observe(entry, next);
+    const attemptRun = this.attemptRun(entry, run, record, attempt, record.client ?? {}, task.origin);
+    prepare?.(entry);
+    this.started(entry);
+    actor.subscribe(entry.observer);
+    actor.start();
+    this.options.mounted.start(attemptRun, () => run.run(attemptRun, record.input), entry, record, task.origin);
+    return entry;
   }
 
   /** Fails a live task (unless it ended) with `message` and `data`: its executor refused it or gave up on it. */

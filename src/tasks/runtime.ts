@@ -12,6 +12,7 @@ import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
 import type { DrainOptions } from "./drain.ts";
+import type { Interrupted, InterruptKind } from "./interrupt.ts";
 import type { DrainReport, TaskExecution, TaskExecutor } from "./executor.ts";
 import type { KeepAlive } from "./keep-alive.ts";
 import type { LocalTask } from "./local-tasks.ts";
@@ -103,6 +104,12 @@ export interface TaskRuntime {
   claimTask?(id: string): Promise<TaskExecution>;
   /** Fails a live task (unless it ended) with `message` and `data`: its executor refused it or gave up on it. */
   fail(id: string, message: string, data: JsonObject): Promise<void>;
+  /**
+   * A store only this process uses: stops the attempt of a run found by name running here as a crash
+   * (`"crash"`) or a drain's hand-off (`"drain"`) of its process would, then claims the next attempt and
+   * runs it here (interrupt.ts). For tests (`interruptTask` from "h3-mcp/tasks/testing").
+   */
+  interrupt?(id: string, how: InterruptKind): Promise<Interrupted>;
   /** True from the first `drain` on. */
   readonly draining: boolean;
   readonly stats: TaskRuntimeStats;

@@ -12,7 +12,7 @@ import { lostEvent } from "./chart.ts";
 import { AttemptFenced, createChanges, type Changes, type EventOf } from "./changes.ts";
 import { LocalTask } from "./local-tasks.ts";
 import { BaseTaskRuntime } from "./runtime-base.ts";
-import { actorFromSnapshot, isUnavailable, sleepUnref, waitedUnserved } from "./runtime-parts.ts";
+import { isUnavailable, sleepUnref, waitedUnserved } from "./runtime-parts.ts";
 import type { TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
 import { createSharedTick, type SharedTick } from "./shared-tick.ts";
 import type { LiveTaskRecord, TaskFeed, TaskRecord, TaskRunRecord } from "./store.ts";
@@ -116,25 +116,16 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
 
   /** Runs a claimed attempt here; resolves once it ended here (see `claimTask`). */
   protected runHere(id: string, task: LiveTaskRecord, record: TaskRunRecord, run: McpTaskRunDefinition, attempt: number): Promise<TaskExecution> {
-    const actor = actorFromSnapshot(this.options, id, task.snapshot);
-    const entry = new LocalTask(id, null, task.expiresAt, actor, task.snapshot);
-    entry.applied = task.version;
-    this.local.add(entry);
-    entry.observer = (next) => this.observe(entry, next);
-    const attemptRun = this.attemptRun(entry, run, record, attempt, record.client ?? {}, task.origin);
-    const ended = new Promise<TaskExecution>((resolve) => {
-      (entry.followers ??= new Set()).add((snapshot) => {
-        if (snapshot.value === "completed" || snapshot.value === "failed" || snapshot.value === "cancelled") resolve({ outcome: "finished", status: snapshot.value, attempt });
+    return new Promise<TaskExecution>((resolve) => {
+      // A task claimed here has no owner known here: the store's read checks a client's.
+      this.runAttemptHere(id, null, task, record, run, attempt, (entry) => {
+        (entry.followers ??= new Set()).add((snapshot) => {
+          if (snapshot.value === "completed" || snapshot.value === "failed" || snapshot.value === "cancelled") resolve({ outcome: "finished", status: snapshot.value, attempt });
+        });
+        // Why the attempt left, not whether this process drains: an attempt fenced during a drain was not handed off.
+        (entry.leaving ??= new Set()).add((why) => resolve(why === "shutdown" ? { outcome: "released", attempt } : { outcome: "fenced", attempt }));
       });
-      // Why the attempt left, not whether this process drains: an attempt fenced during a drain was not handed off.
-      (entry.leaving ??= new Set()).add((why) => resolve(why === "shutdown" ? { outcome: "released", attempt } : { outcome: "fenced", attempt }));
     });
-    this.started(entry);
-    actor.subscribe(entry.observer);
-    actor.start();
-    // As the first attempt: the result checked against the creating tool's outputSchema, inside wrapTaskRun.
-    this.options.mounted.start(attemptRun, () => run.run(attemptRun, record.input), entry, record, task.origin);
-    return ended;
   }
 
   /** Claims tasks waiting for an attempt of a run this instance serves (the tick's look, every third of a lease). */

@@ -55,7 +55,7 @@ describe("public entries", () => {
     expect(Object.keys(redis).sort()).toEqual(["redisTaskStore"]);
     expect(Object.keys(sqlite).sort()).toEqual(["sqliteTaskStore"]);
     expect(Object.keys(bullmq).sort()).toEqual(["bullmqExecutor", "startTaskWorker"]);
-    expect(Object.keys(testing).sort()).toEqual(["KitAssertionError", "ModelPathError", "TestClientError", "createHold", "createTestClient", "driveModelPath", "getModelPaths", "taskExecutorSuite", "taskStoreSuite"]);
+    expect(Object.keys(testing).sort()).toEqual(["KitAssertionError", "ModelPathError", "TestClientError", "createHold", "createTestClient", "driveModelPath", "getModelPaths", "interruptTask", "taskExecutorSuite", "taskStoreSuite"]);
     expect(Object.keys(auth).sort()).toEqual([
       "ASYMMETRIC_ALGORITHMS",
       "AuthorizationServerUnavailableError",

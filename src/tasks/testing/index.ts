@@ -1,6 +1,7 @@
 // The "h3-mcp/tasks/testing" entry: a client for testing your own server in process (test-client.ts, with
 // task-listener.ts and test-types.ts), the task chart's paths for model-based tests of your own task tools
-// (model-paths.ts, driven over the wire by model-driver.ts), and the test kit for task stores. Given a store
+// (model-paths.ts, driven over the wire by model-driver.ts), a redelivery of a run found by name in one
+// process (interrupt-task.ts), and the test kit for task stores. Given a store
 // factory and a test runner's `describe` and `it`, the kit runs against the store everything h3-mcp's own
 // stores are held to:
 //   contract-cases.ts     the contract itself, method by method, on the stores directly
@@ -31,6 +32,7 @@ export type { TaskListener } from "./task-listener.ts";
 export { getModelPaths, type ModelPath, type ModelPathOptions, type ModelStep, type ToolModel } from "./model-paths.ts";
 export { driveModelPath, ModelPathError, type DriveOptions, type DriveReport } from "./model-driver.ts";
 export { createHold, type Hold } from "./hold.ts";
+export { interruptTask, type Interrupted, type InterruptKind } from "./interrupt-task.ts";
 export type { TaskEvent } from "../../../machines/task.machine.ts";
 export type {
   InputAnswerer,
