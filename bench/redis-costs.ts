@@ -49,7 +49,7 @@ const redis = await startRedis();
 try {
   const store = redisTaskStore({ url: redis.url, prefix: "costs" });
   const tasks = mcpTasks({ store, max: 1_000_000, ttlMs: null });
-  const handler = defineMcpHandler({ name: "costs", version: "0.0.0", tools: [taskEchoTool, raceTool] }, { plugins: [tasks] });
+  const handler = defineMcpHandler({ name: "costs", version: "0.0.0", tools: [taskEchoTool, raceTool] }, { extensionPlugins: [tasks] });
   const app = new H3().all("/mcp", handler);
   const call = async (raw: ReturnType<typeof mcpRequest>, via: H3 = app) => {
     const res = await via.fetch(toWebRequest(raw));
@@ -87,7 +87,7 @@ try {
   const otherStore = redisTaskStore({ url: redis.url, prefix: "costs" });
   const otherTasks = mcpTasks({ store: otherStore, max: 1_000_000, ttlMs: null });
   const otherHandler = defineMcpHandler({ name: "costs", version: "0.0.0", tools: [taskEchoTool, raceTool] }, {
-    plugins: [otherTasks],
+    extensionPlugins: [otherTasks],
   });
   const other = new H3().all("/mcp", otherHandler);
   const race = async (answerApp: H3) => {

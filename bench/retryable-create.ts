@@ -41,7 +41,7 @@ const tools = [
   }),
   defineTool({ name: "retryable", execution: { taskSupport: "required" }, inputSchema: schema, handler: (event, args) => mcpTask(event, { run: echo, input: { text: String(args.text) } }) }),
 ];
-const app = new H3().all("/mcp", defineMcpHandler({ name: "bench", version: "0", tools }, { plugins: [tasks] }));
+const app = new H3().all("/mcp", defineMcpHandler({ name: "bench", version: "0", tools }, { extensionPlugins: [tasks] }));
 
 const lane = (name: string) => {
   const raw = mcpRequest("tools/call", { name, arguments: { text: "hello" } }, { tasks: true });

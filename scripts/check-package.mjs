@@ -112,7 +112,7 @@ import { defineMcpHandler, defineTool } from "h3-mcp";
 import { mcpTasks, mcpTask } from "h3-mcp/tasks";
 import { taskMachine } from "h3-mcp/machines";
 const tool = defineTool({ name: "t", description: "t", handler: (e) => mcpTask(e, { run: () => ({ content: [] }) }) });
-const app = new H3().all("/mcp", defineMcpHandler({ name: "c", version: "1", tools: [tool] }, { plugins: [mcpTasks()] }));
+const app = new H3().all("/mcp", defineMcpHandler({ name: "c", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks()] }));
 const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } };
 const res = await app.fetch(new Request("http://localhost/mcp", { method: "POST",
   headers: { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "t" },

@@ -37,7 +37,7 @@ export function benchApp(plugin: ReturnType<typeof benchTasks>["tasks"]) {
     inputSchema: { type: "object", properties: { text: { type: "string" } } },
     handler: (event, args) => mcpTask(event, { run: echo, input: { text: String(args.text) } }),
   });
-  const app = new H3().all("/mcp", defineMcpHandler({ name: "bench", version: "0", tools: [tool] }, { plugins: [plugin] }));
+  const app = new H3().all("/mcp", defineMcpHandler({ name: "bench", version: "0", tools: [tool] }, { extensionPlugins: [plugin] }));
   const create = mcpRequest("tools/call", { name: "echo", arguments: { text: "hello" } }, { tasks: true });
   return {
     /** Creates a task; its id. */

@@ -72,7 +72,7 @@ export function createBenchApp(taskOptions: McpTasksOptions = {}, opts: { withAs
   const tools = [echoTool, taskEchoTool, taskHangTool, ...(opts.withAsk ? [taskAskTool] : [])];
   const handler = defineMcpHandler(
     { name: "h3-mcp-bench", version: "0.0.0", tools },
-    { plugins: [...(opts.plugins ?? []), tasks], ...(opts.auth ? { auth: opts.auth } : {}) },
+    { plugins: opts.plugins ?? [], extensionPlugins: [tasks], ...(opts.auth ? { auth: opts.auth } : {}) },
   );
   const app = new H3().all("/mcp", handler);
   return { app, handler, tasks };

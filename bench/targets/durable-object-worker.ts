@@ -27,7 +27,7 @@ const quick = defineTool({
 });
 
 const endpoint = (tasks: McpTasksOptions) =>
-  defineMcpHandler({ name: "do-bench", version: "1.0.0", tools: [quick] }, { plugins: [mcpTasks({ max: 1_000_000, ttlMs: 600_000, ...tasks })] });
+  defineMcpHandler({ name: "do-bench", version: "1.0.0", tools: [quick] }, { extensionPlugins: [mcpTasks({ max: 1_000_000, ttlMs: 600_000, ...tasks })] });
 
 /** The same work as a run found by name, executed inside the object. */
 const quickRun = defineTaskRun({ name: "quick", run: async () => "done" });
@@ -47,5 +47,5 @@ const app = new H3();
 app.post("/ping", () => "pong");
 app.all("/memory/mcp", endpoint({}));
 app.all("/do/mcp", endpoint({ store: durableObjectTaskStore(env.BENCH_TASKS, { name: "bench" }) }));
-app.all("/run/mcp", defineMcpHandler({ name: "do-bench", version: "1.0.0", tools: [quickNamed] }, { plugins: [runTasks] }));
+app.all("/run/mcp", defineMcpHandler({ name: "do-bench", version: "1.0.0", tools: [quickNamed] }, { extensionPlugins: [runTasks] }));
 export default { fetch: serve(app, { manual: true }).fetch };

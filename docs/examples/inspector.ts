@@ -31,7 +31,7 @@ const render = defineTool({
 
 const mcp = defineMcpHandler(
   { name: "my-server", version: "1.0.0", tools: [render] },
-  { plugins: [mcpTasks({ inspect: inspector.inspect })] },
+  { extensionPlugins: [mcpTasks({ inspect: inspector.inspect })] },
 );
 const port = Number(process.env.PORT ?? 3000);
 const server = serve(new H3().all("/mcp", mcp), { port, hostname: "127.0.0.1", silent: true, gracefulShutdown: false });

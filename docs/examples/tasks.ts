@@ -52,7 +52,7 @@ const purge = defineTool({
 
 export const mcp = defineMcpHandler(
   { name: "tasks-example", version: "1.0.0", tools: [report, purge] },
-  { plugins: [mcpTasks({ ttlMs: 10 * 60_000, pollIntervalMs: 500, max: 500 })] },
+  { extensionPlugins: [mcpTasks({ ttlMs: 10 * 60_000, pollIntervalMs: 500, max: 500 })] },
 );
 
 if (import.meta.url === `file://${process.argv[1]}`) {

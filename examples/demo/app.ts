@@ -45,7 +45,8 @@ export function createDemo(
       resourceTemplates,
     },
     {
-      plugins: [...(typeof plugins === "function" ? plugins(tasksPlugin) : plugins), tasksPlugin],
+      plugins: typeof plugins === "function" ? plugins(tasksPlugin) : plugins,
+      extensionPlugins: [tasksPlugin],
       ...(requestState ? { requestState } : {}),
       ...(auth ? { auth } : {}),
     },

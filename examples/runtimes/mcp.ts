@@ -122,7 +122,7 @@ export function runtimeMcp(tasks: McpTasksOptions = {}) {
   return defineMcpHandler(
     { name: "h3-mcp-runtimes", version: "1.0.0", tools: [echo, whoami, pickColour, slowTask, askTask, blockTask, announce] },
     // The smokes reach the server as 127.0.0.1 or localhost, which the default Host/Origin check allows.
-    { auth, plugins: [mcpTasks({ pollIntervalMs: 100, ...tasks })] },
+    { auth, extensionPlugins: [mcpTasks({ pollIntervalMs: 100, ...tasks })] },
   );
 }
 

@@ -45,5 +45,5 @@ const tasks = mcpTasks({ pollIntervalMs: 100 });
 export default defineMcpHandler(
   { name: "h3-mcp-runtimes-otel", version: "1.0.0", tools: [echo, countTask] },
   // First, so it wraps the tasks plugin too.
-  { plugins: [mcpOpenTelemetry({ tasks }), tasks] },
+  { plugins: [mcpOpenTelemetry({ tasks })], extensionPlugins: [tasks] },
 );

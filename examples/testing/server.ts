@@ -41,5 +41,5 @@ export function createServer(options: ServerOptions = {}): H3 {
         },
       }),
   });
-  return new H3().all("/mcp", defineMcpHandler({ name: "example", version: "1.0.0", tools: [add, deploy] }, { plugins: [mcpTasks()] }));
+  return new H3().all("/mcp", defineMcpHandler({ name: "example", version: "1.0.0", tools: [add, deploy] }, { extensionPlugins: [mcpTasks()] }));
 }

@@ -86,14 +86,12 @@ export type McpTaskStatus = JsonObject & {
 };
 
 /**
- * A plugin: hooks around what the server does. A plugin that only observes or guards (tracing, an audit
- * log, a rate limit) is this; an MCP extension (`McpExtensionPlugin`) is one that also has an `id` and is
- * advertised. Install both kinds with `defineMcpHandler(options, { plugins: [...] })`. Every hook is
- * optional, and a handler whose plugins leave a hook out pays nothing for it.
+ * The hooks around what the server does, which both kinds of plugin may have. Every hook is optional, and a
+ * handler whose plugins leave a hook out pays nothing for it. Installation order is the handler's `plugins`
+ * in their order, then its `extensionPlugins` in theirs: tracing or a guard installed as a hooks-only plugin
+ * wraps every extension's work.
  */
-export interface McpPlugin {
-  /** A name for error messages (extensions are named by their `id`). */
-  name?: string;
+export interface McpPluginHooks {
   /**
    * Wraps every JSON-RPC request the handler serves, in both eras: core methods (the lists, `server/discover`,
    * `initialize` and `ping` in 2025-11-25 sessions, `subscriptions/listen` up to its acknowledgement) and
@@ -159,6 +157,18 @@ export interface McpPlugin {
   taskStoreAvailability?: (change: McpStoreAvailability) => void;
 }
 
+/**
+ * A plugin of hooks only, that observes or guards (tracing, an audit log, a rate limit): it has no `id`,
+ * advertises nothing and serves no method. Install it with `defineMcpHandler(options, { plugins: [...] })`;
+ * an MCP extension (`McpExtensionPlugin`) goes in `extensionPlugins` instead.
+ */
+export interface McpPlugin extends McpPluginHooks {
+  /** A name for error messages. */
+  name?: string;
+  /** None: a plugin with an extension identifier is an `McpExtensionPlugin`. */
+  id?: never;
+}
+
 /** A task store that stopped answering, or answers again. */
 export type McpStoreAvailability =
   | {
@@ -199,9 +209,10 @@ export interface McpSessionEnd {
 
 /**
  * An MCP extension: a plugin with an identifier, advertised under `capabilities.extensions`, which may
- * serve methods and listen filters. It brings its own options; the handler has none for it.
+ * serve methods and listen filters, and have hooks too. Install it with
+ * `defineMcpHandler(options, { extensionPlugins: [...] })`. It brings its own options; the handler has none for it.
  */
-export interface McpExtensionPlugin extends McpPlugin {
+export interface McpExtensionPlugin extends McpPluginHooks {
   /** The prefixed extension identifier advertised under `capabilities.extensions`. */
   id: string;
   /** The settings object advertised for the extension. Default `{}`. */
@@ -250,12 +261,12 @@ export function offerAvailabilityReports(plugin: McpExtensionPlugin, report: Ava
 }
 
 /** Whether a plugin is an MCP extension (it has an `id`), rather than hooks only. */
-export function isExtension(plugin: McpPlugin): plugin is McpExtensionPlugin {
-  return typeof (plugin as Partial<McpExtensionPlugin>).id === "string";
+export function isExtension(plugin: McpPlugin | McpExtensionPlugin): plugin is McpExtensionPlugin {
+  return typeof plugin.id === "string";
 }
 
 /**
- * Declares a plugin: an extension (with an `id`), or hooks only (typed identity).
+ * Declares a plugin: an extension (with an `id`, for `extensionPlugins`), or hooks only (for `plugins`).
  *
  * @example
  * const hello = defineMcpPlugin({ id: "com.example/hello", methods: { "hello/say": { handler: () => ({ resultType: "complete" }) } } });
@@ -263,6 +274,6 @@ export function isExtension(plugin: McpPlugin): plugin is McpExtensionPlugin {
  */
 export function defineMcpPlugin(plugin: McpExtensionPlugin): McpExtensionPlugin;
 export function defineMcpPlugin(plugin: McpPlugin): McpPlugin;
-export function defineMcpPlugin(plugin: McpPlugin): McpPlugin {
+export function defineMcpPlugin(plugin: McpPlugin | McpExtensionPlugin): McpPlugin | McpExtensionPlugin {
   return plugin;
 }

@@ -3,7 +3,7 @@
 // plugins have none pays nothing more.
 import type { H3Event } from "h3";
 import type { McpAuthRefusal } from "./authorization.ts";
-import type { McpClientFailure, McpPlugin, McpSessionEnd, McpSessionInfo, McpStoreAvailability, McpTaskRunInfo } from "./extension-plugin.ts";
+import type { McpClientFailure, McpPluginHooks, McpSessionEnd, McpSessionInfo, McpStoreAvailability, McpTaskRunInfo } from "./extension-plugin.ts";
 import type { ToolDefinition } from "./tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
@@ -41,7 +41,7 @@ export interface PluginHooks {
   readonly taskStoreAvailability?: (change: McpStoreAvailability) => void;
 }
 
-export function composeHooks(plugins: readonly McpPlugin[]): PluginHooks {
+export function composeHooks(plugins: readonly McpPluginHooks[]): PluginHooks {
   return {
     request: composeRequestHooks(plugins),
     taskRun: composeTaskRunHooks(plugins),
@@ -72,15 +72,15 @@ function composeAround<A>(hooks: readonly Around<A>[]): Around<A> | undefined {
   return composed;
 }
 
-function composeRequestHooks(plugins: readonly McpPlugin[]): RequestHooks | undefined {
+function composeRequestHooks(plugins: readonly McpPluginHooks[]): RequestHooks | undefined {
   return composeAround(plugins.flatMap((p) => (p.wrapRequest ? [p.wrapRequest.bind(p)] : [])));
 }
 
-function composeTaskRunHooks(plugins: readonly McpPlugin[]): TaskRunHooks | undefined {
+function composeTaskRunHooks(plugins: readonly McpPluginHooks[]): TaskRunHooks | undefined {
   return composeAround(plugins.flatMap((p) => (p.wrapTaskRun ? [p.wrapTaskRun.bind(p)] : [])));
 }
 
-function composeToolCallHooks(plugins: readonly McpPlugin[]): ToolCallHooks | undefined {
+function composeToolCallHooks(plugins: readonly McpPluginHooks[]): ToolCallHooks | undefined {
   const wrappers = plugins.flatMap((p) => (p.wrapToolCall ? [p.wrapToolCall.bind(p)] : []));
   if (!wrappers.length) return undefined;
   return (event, tool, call, task) => {
@@ -96,7 +96,7 @@ function composeToolCallHooks(plugins: readonly McpPlugin[]): ToolCallHooks | un
   };
 }
 
-function composeBeforeToolCall(plugins: readonly McpPlugin[]): PluginHooks["beforeToolCall"] {
+function composeBeforeToolCall(plugins: readonly McpPluginHooks[]): PluginHooks["beforeToolCall"] {
   const gates = plugins.flatMap((p) => (p.beforeToolCall ? [p.beforeToolCall.bind(p)] : []));
   if (!gates.length) return undefined;
   if (gates.length === 1) return gates[0];
@@ -105,7 +105,7 @@ function composeBeforeToolCall(plugins: readonly McpPlugin[]): PluginHooks["befo
   };
 }
 
-function composeTaskOrigin(plugins: readonly McpPlugin[]): PluginHooks["taskOrigin"] {
+function composeTaskOrigin(plugins: readonly McpPluginHooks[]): PluginHooks["taskOrigin"] {
   const origins = plugins.flatMap((p) => (p.taskOrigin ? [p.taskOrigin.bind(p)] : []));
   if (!origins.length) return undefined;
   return (event) => {
@@ -118,7 +118,7 @@ function composeTaskOrigin(plugins: readonly McpPlugin[]): PluginHooks["taskOrig
   };
 }
 
-function composeWatchSession(plugins: readonly McpPlugin[]): PluginHooks["watchSession"] {
+function composeWatchSession(plugins: readonly McpPluginHooks[]): PluginHooks["watchSession"] {
   const watchers = plugins.flatMap((p) => (p.watchSession ? [p.watchSession.bind(p)] : []));
   if (!watchers.length) return undefined;
   return (session) => {

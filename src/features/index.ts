@@ -53,6 +53,7 @@ export type {
   McpExtensionPlugin,
   McpNext,
   McpPlugin,
+  McpPluginHooks,
   McpPluginMethod,
   McpSessionEnd,
   McpSessionInfo,

@@ -205,7 +205,7 @@ function refusalError(event: H3Event, why: Refusal): McpJsonRpcError {
         `Tasks need protocol 2026-07-28 with the ${TASKS_EXTENSION} extension; this request speaks ${getMcpContext(event).protocolVersion}`,
       );
     case "not-installed":
-      return internal("The tasks extension is not installed: add mcpTasks() to plugins");
+      return internal("The tasks extension is not installed: add mcpTasks() to extensionPlugins");
     case "not-enabled":
       return internal("The tasks extension is not enabled for this request");
     case "method":

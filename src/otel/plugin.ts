@@ -50,7 +50,7 @@ const SCOPE = "h3-mcp";
  * OpenTelemetry semantic conventions for MCP say. Install it first, so it wraps every other plugin.
  *
  * @example
- * defineMcpHandler(options, { plugins: [mcpOpenTelemetry(), mcpTasks()] });
+ * defineMcpHandler(options, { plugins: [mcpOpenTelemetry()], extensionPlugins: [mcpTasks()] });
  */
 export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlugin {
   const tracer = (options.tracerProvider ?? trace).getTracer(SCOPE);

@@ -123,7 +123,7 @@ export type McpTasksPlugin<S extends TaskStore = TaskStore> = McpExtensionPlugin
  * The tasks extension (`io.modelcontextprotocol/tasks`). Installing it is what serves it.
  *
  * @example
- * defineMcpHandler(options, { plugins: [mcpTasks({ ttlMs: 60_000 })] });
+ * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ ttlMs: 60_000 })] });
  */
 export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTasksOptions<S> = {}): McpTasksPlugin<S> {
   const clock = options.clock;

@@ -214,7 +214,7 @@ export interface StoreRuntime {
  *
  * @example
  * const store: TaskStore = memoryTaskStore(); // or redisTaskStore({ url, secret }), or your own
- * defineMcpHandler(options, { plugins: [mcpTasks({ store })] });
+ * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store })] });
  */
 export interface TaskStore {
   /**

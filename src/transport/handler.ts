@@ -7,7 +7,8 @@ import { handleLegacy, handleLegacyStream } from "./legacy.ts";
 import { deliverResponse } from "./legacy-input.ts";
 import { handleModern, type JsonRpcMessage } from "./modern.ts";
 import { reportUnexpected, staticExtensions, type Mount } from "./mount.ts";
-import { isExtension, offerAvailabilityReports, offerHub, type McpExtensionPlugin, type McpPlugin } from "../features/extension-plugin.ts";
+import { offerAvailabilityReports, offerHub, type McpExtensionPlugin, type McpPlugin } from "../features/extension-plugin.ts";
+import { installedPlugins } from "./installed-plugins.ts";
 import { composeHooks } from "../features/hooks.ts";
 import { offerMountedHandler, type MountedHandler } from "../features/mounted-handler.ts";
 import { createRequestStateSigner, type RequestStateOptions } from "../features/mrtr/request-state-signer.ts";
@@ -23,11 +24,13 @@ import { isThenable } from "../utils/is-thenable.ts";
 
 /** Transport, security and extension settings, fixed at mount. */
 export interface McpHandlerConfig extends OriginPolicy {
+  /** MCP extensions to serve, each with its own options, e.g. `mcpTasks()` from "h3-mcp/tasks"; nothing else. */
+  extensionPlugins?: McpExtensionPlugin[];
   /**
-   * Plugins, in order (the first wraps outermost): extensions to serve, each with its own options (e.g.
-   * `mcpTasks()`), and plugins that only hook in (e.g. `mcpOpenTelemetry()` from "h3-mcp/otel").
+   * Plugins of hooks only, e.g. `mcpOpenTelemetry()` from "h3-mcp/otel", an audit log or a rate limit; no
+   * extension. Their hooks wrap outside the extensions' own, the first outermost.
    */
-  plugins?: (McpPlugin | McpExtensionPlugin)[];
+  plugins?: McpPlugin[];
   /** Largest accepted request body in bytes; larger ones get 413. Default 4 MiB. */
   maxBodySize?: number;
   /**
@@ -106,11 +109,7 @@ export function defineMcpHandler(
   options: McpServerOptions | ((event: H3Event) => McpServerOptions),
   config: McpHandlerConfig = {},
 ): McpHandler {
-  // `extensionPlugins` is this option's earlier name: a config still using it would otherwise have its
-  // extensions silently unserved.
-  if ("extensionPlugins" in config) throw new TypeError("defineMcpHandler: extensionPlugins is now called plugins");
-  const installed = config.plugins ?? [];
-  const plugins = installed.filter(isExtension);
+  const { plugins, installed } = installedPlugins(config.extensionPlugins, config.plugins);
   const pluginMethods: Mount["pluginMethods"] = new Map();
   const nameParams = new Map(CORE_NAME_PARAMS);
   const ids = new Set<string>();

@@ -47,7 +47,7 @@ function server() {
     // Does not do what it is declared to do: it never asks.
     defineTool({ name: "never_asks", handler: (event) => mcpTask(event, { run: () => "done at once" }) }),
   ];
-  const app = new H3().all("/mcp", defineMcpHandler({ name: "model-test", version: "1", tools }, { plugins: [mcpTasks()] }));
+  const app = new H3().all("/mcp", defineMcpHandler({ name: "model-test", version: "1", tools }, { extensionPlugins: [mcpTasks()] }));
   return { app, held };
 }
 

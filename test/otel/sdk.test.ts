@@ -224,7 +224,7 @@ describe("task spans", () => {
       handler: (e) => mcpTask(e, { run: (task) => ({ content: [{ type: "text", text: JSON.stringify(task.origin ?? null) }] }) }),
     });
     const tasks = mcpTasks();
-    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [job] }, { plugins: [mcpOpenTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }), tasks] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [job] }, { plugins: [mcpOpenTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider })], extensionPlugins: [tasks] }));
     const handle = (await call(app, "tools/call", { name: "job" }, { caps, meta: { traceparent, tracestate: "rojo=1" } })).body.result;
     const done = await until(async () => {
       const task = (await call(app, "tasks/get", { taskId: handle.taskId }, { caps })).body.result;
@@ -308,7 +308,7 @@ describe("metrics", () => {
 describe("a server without the plugin", () => {
   it("records nothing (that the demo loads nothing of OpenTelemetry is test/otel/otlp-export.test.ts's)", async () => {
     const slow = defineTool({ name: "t", execution: { taskSupport: "required" }, handler: (e) => mcpTask(e, { run: () => ({ content: [] }) }) });
-    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [slow] }, { plugins: [mcpTasks()] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [slow] }, { extensionPlugins: [mcpTasks()] }));
     await call(app, "tools/call", { name: "t" }, { caps });
     expect(sdk.spans()).toEqual([]);
   });

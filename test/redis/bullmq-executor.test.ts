@@ -97,7 +97,7 @@ it("a call whose task the queue cannot take while its Redis is down gets 503 wit
   try {
     const render = defineTaskRun({ name: "render", run: () => "rendered" });
     const tool = defineTool({ name: "render", handler: (event) => mcpTask(event, { run: render, input: {} }) });
-    const app = appFor(defineMcpHandler({ name: "t", version: "1", tools: [tool] }, { plugins: [mcpTasks({ store, runs: [render], executor })] }));
+    const app = appFor(defineMcpHandler({ name: "t", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ store, runs: [render], executor })] }));
     await queueRedis.stop();
 
     const refused = await call(app, "tools/call", { name: "render" }, { caps });
@@ -157,7 +157,7 @@ it("a task cancelled on a web instance before any worker took it loses its queue
   try {
     const render = defineTaskRun({ name: "render", run: () => "rendered" });
     const tool = defineTool({ name: "render", handler: (event) => mcpTask(event, { run: render, input: {} }) });
-    const app = appFor(defineMcpHandler({ name: "t", version: "1", tools: [tool] }, { plugins: [mcpTasks({ store, runs: [render], executor })] }));
+    const app = appFor(defineMcpHandler({ name: "t", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ store, runs: [render], executor })] }));
     const { taskId } = (await call(app, "tools/call", { name: "render" }, { caps })).body.result;
     expect(await executor.queue.getJobState(taskId)).toBe("waiting");
     expect((await call(app, "tasks/cancel", { taskId }, { caps })).body.result).toMatchObject({ resultType: "complete" });

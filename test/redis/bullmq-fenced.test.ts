@@ -51,7 +51,7 @@ function logicalServer() {
     });
     const tasks = mcpTasks({ store, runs: [run], executor });
     const tool = defineTool({ name: "hold", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run, input: {} }) });
-    const app = appFor(defineMcpHandler({ name: "bq-fenced", version: "1", tools: [tool] }, { plugins: [tasks] }));
+    const app = appFor(defineMcpHandler({ name: "bq-fenced", version: "1", tools: [tool] }, { extensionPlugins: [tasks] }));
     return { store, tasks, app };
   };
 

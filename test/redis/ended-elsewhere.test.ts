@@ -48,7 +48,7 @@ function instance(prefix: string, url = servers.redis.url) {
     },
   });
   const tool = defineTool({ name: "save", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run, input: {} }) });
-  const app = appFor(defineMcpHandler({ name: "ended-elsewhere", version: "1", tools: [tool] }, { plugins: [mcpTasks({ store, runs: [run] })] }));
+  const app = appFor(defineMcpHandler({ name: "ended-elsewhere", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ store, runs: [run] })] }));
   return {
     started,
     refused,

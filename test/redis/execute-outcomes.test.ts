@@ -38,7 +38,7 @@ function instance(prefix: string, who: string, attempts: string[]) {
   const run = holdRun(who, attempts);
   const tasks = mcpTasks({ store, runs: [run], executor: manual });
   const tool = defineTool({ name: "hold", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run, input: {} }) });
-  const app = appFor(defineMcpHandler({ name: "execute-outcomes", version: "1", tools: [tool] }, { plugins: [tasks] }));
+  const app = appFor(defineMcpHandler({ name: "execute-outcomes", version: "1", tools: [tool] }, { extensionPlugins: [tasks] }));
   return {
     tasks,
     create: async () => (await call(app, "tools/call", { name: "hold" }, { caps })).body.result as { taskId: string },

@@ -72,7 +72,7 @@ function instance(prefix: string, who: string, wrapped: Wrapped[], holds = false
       ...(outputSchema && { outputSchema }),
       handler: (event, args) => mcpTask(event, { run: report, input: { n: args?.n } }),
     });
-  const app = appFor(defineMcpHandler({ name: "later-attempts", version: "1", tools: [tool("strict", counted), tool("loose")] }, { plugins: [...(tracing ? [tracing] : []), recorder, plugin] }));
+  const app = appFor(defineMcpHandler({ name: "later-attempts", version: "1", tools: [tool("strict", counted), tool("loose")] }, { plugins: [...(tracing ? [tracing] : []), recorder], extensionPlugins: [plugin] }));
   return {
     app,
     store,

@@ -52,7 +52,7 @@ function instance(prefix: string, who: string, attempts: string[], stalls = fals
   const tasks = mcpTasks({ store, runs: [run] });
   const tool = defineTool({ name: "steps", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run, input: {} }) });
   const otel = mcpOpenTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider });
-  const app = appFor(defineMcpHandler({ name: "otel-attempts", version: "1", tools: [tool] }, { plugins: [otel, tasks] }));
+  const app = appFor(defineMcpHandler({ name: "otel-attempts", version: "1", tools: [tool] }, { plugins: [otel], extensionPlugins: [tasks] }));
   return {
     sdk,
     tasks,

@@ -91,7 +91,7 @@ function instance(prefix: string, runs: McpTaskRunDefinition[], leaseMs = LEASE_
       handler: (event, args) => mcpTask(event, { run, input: args ?? {} }),
     }),
   );
-  const app = appFor(defineMcpHandler({ name: "redelivery", version: "1", tools }, { plugins: [plugin] }));
+  const app = appFor(defineMcpHandler({ name: "redelivery", version: "1", tools }, { extensionPlugins: [plugin] }));
   return {
     store,
     plugin,

@@ -70,7 +70,7 @@ describe("What the store holds for a task, on Redis", () => {
     const instance = () => {
       const store = redisTaskStore({ url: redis.url, secret: "contents-secret", prefix });
       stores.push(store);
-      return appFor(defineMcpHandler({ name: "contents", version: "1", tools }, { plugins: [mcpTasks({ store, runs: [run] })] }));
+      return appFor(defineMcpHandler({ name: "contents", version: "1", tools }, { extensionPlugins: [mcpTasks({ store, runs: [run] })] }));
     };
     // The tasks run on `a`; answered through `b`, so each answer travels on the change channel to `a`.
     const [a, b] = [instance(), instance()];

@@ -28,7 +28,7 @@ it("tells onError once per outage, plugins its start and its end, and answers 50
   });
   const handler = defineMcpHandler(
     { name: "outage", version: "1.0.0", tools: [waits] },
-    { plugins: [watcher, mcpTasks({ store })], onError: (error) => void errors.push(error) },
+    { plugins: [watcher], extensionPlugins: [mcpTasks({ store })], onError: (error) => void errors.push(error) },
   );
   const app = appFor(handler);
   const create = () => call(app, "tools/call", { name: "waits" }, { caps });

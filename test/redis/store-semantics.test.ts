@@ -277,7 +277,7 @@ describe("listen streams on every instance", () => {
     const prefix = `hub-${Date.now()}`;
     const [a, b] = [0, 1].map(() => {
       const store = redisTaskStore({ url: clusters.redis.url, prefix });
-      const handler = defineMcpHandler({ name: "r", version: "1", resources }, { plugins: [mcpTasks({ store })] });
+      const handler = defineMcpHandler({ name: "r", version: "1", resources }, { extensionPlugins: [mcpTasks({ store })] });
       return { handler, app: appFor(handler), store };
     }) as [any, any];
     open.push({ close: () => Promise.all([a.store.close(), b.store.close()]) });

@@ -40,7 +40,7 @@ function spinningApp(prefix: string) {
         },
       }),
   });
-  const handler = defineMcpHandler({ name: "spin", version: "1", tools: [tool] }, { plugins: [mcpTasks({ store })] });
+  const handler = defineMcpHandler({ name: "spin", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ store })] });
   return { app: appFor(handler), store, spin };
 }
 
@@ -50,7 +50,7 @@ describe("a worker updating its status in a tight loop", () => {
     const { app, spin } = spinningApp(prefix);
     const other = redisTaskStore({ url: redis.url, prefix });
     open.push(other);
-    const reader = appFor(defineMcpHandler({ name: "r", version: "1" }, { plugins: [mcpTasks({ store: other })] }));
+    const reader = appFor(defineMcpHandler({ name: "r", version: "1" }, { extensionPlugins: [mcpTasks({ store: other })] }));
     const { taskId } = (await call(app, "tools/call", { name: "spin" }, { caps })).body.result;
     const seen = new Set<string>();
     try {

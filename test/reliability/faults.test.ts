@@ -41,7 +41,7 @@ function faultApp(options: McpTasksOptions = {}) {
       }),
   });
   const plugin = mcpTasks({ clock: { now: clock.read }, ttlMs: 60_000, ...options });
-  const handler = defineMcpHandler({ name: "faults", version: "1", tools: [tool] }, { plugins: [plugin] });
+  const handler = defineMcpHandler({ name: "faults", version: "1", tools: [tool] }, { extensionPlugins: [plugin] });
   const { app, escaped } = mountWithEscapeLog(handler);
   const rpc = async (method: string, params: Record<string, unknown>) => {
     const res = await app.fetch(modern(method, params, { caps }));
@@ -263,7 +263,7 @@ describe("a creation burst at the cap", () => {
   it("canCreateTask turns false at the cap, so a tool can fall back to running synchronously", async () => {
     const clock = createClock();
     const tool = defineTool({ name: "t", handler: (e) => (canCreateTask(e) ? mcpTask(e, { run: () => new Promise(() => {}) }) : "ran inline") });
-    const { app } = mountWithEscapeLog(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { plugins: [mcpTasks({ max: 3, clock: { now: clock.read } })] }));
+    const { app } = mountWithEscapeLog(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ max: 3, clock: { now: clock.read } })] }));
     const kinds = await Promise.all(
       Array.from({ length: 8 }, async () => (await (await app.fetch(modern("tools/call", { name: "t" }, { caps }))).json()).result.resultType),
     );

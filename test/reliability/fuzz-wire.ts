@@ -162,7 +162,7 @@ export function createFuzzWorld(mutant?: Mutant): FuzzWorld {
   });
   const handler = defineMcpHandler(
     { name: "fuzz", version: "1", tools: FUZZ_TOOLS, prompts, resources, resourceTemplates },
-    { plugins: [plugin], maxBodySize: FUZZ_MAX_BODY, legacy: { maxSessions: 8 }, requestState: { secret: "fuzz" } },
+    { extensionPlugins: [plugin], maxBodySize: FUZZ_MAX_BODY, legacy: { maxSessions: 8 }, requestState: { secret: "fuzz" } },
   );
   const { app, escaped } = mountWithEscapeLog(handler);
   const owners = new Map<string, string>();

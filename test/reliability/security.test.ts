@@ -15,7 +15,7 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 function taskApp(options: McpTasksOptions = {}, config: McpHandlerConfig = {}) {
   const tool = defineTool({ name: "job", handler: (e) => mcpTask(e, { run: () => new Promise(() => {}) }) });
   const plugin = mcpTasks(options);
-  const handler = defineMcpHandler({ name: "sec", version: "1", tools: [tool] }, { plugins: [plugin], ...config });
+  const handler = defineMcpHandler({ name: "sec", version: "1", tools: [tool] }, { extensionPlugins: [plugin], ...config });
   const { app } = mountWithEscapeLog(handler);
   const send = async (method: string, params: Record<string, unknown>, init: { caller?: string; headers?: Record<string, string> } = {}) => {
     const res = await app.fetch(modern(method, params, { caps, ...init }));
@@ -372,7 +372,7 @@ describe("What a deployment must add", () => {
 
   it("without auth, authenticates nobody: an h3 middleware in front refuses, and bind uses what it established", async () => {
     const tool = defineTool({ name: "job", handler: (e) => mcpTask(e, { run: () => new Promise(() => {}) }) });
-    const handler = defineMcpHandler({ name: "sec", version: "1", tools: [tool] }, { plugins: [mcpTasks({ bind: (e) => e.context.user })] });
+    const handler = defineMcpHandler({ name: "sec", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ bind: (e) => e.context.user })] });
     const tokens: Record<string, string> = { "Bearer t-alice": "alice", "Bearer t-bob": "bob" };
     const app = new H3()
       .use((event) => {

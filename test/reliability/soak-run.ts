@@ -197,7 +197,7 @@ function soakApp(options: { ttlMs: number; max: number; sabotage?: SoakOptions["
     max: options.max,
     bind: (event) => event.req.headers.get(CALLER),
   });
-  const handler = defineMcpHandler({ name: "soak", version: "1", tools: [tool] }, { plugins: [plugin] });
+  const handler = defineMcpHandler({ name: "soak", version: "1", tools: [tool] }, { extensionPlugins: [plugin] });
   const { app, escaped } = mountWithEscapeLog(handler);
   return { app, handler, plugin, clock, hooks, escaped };
 }

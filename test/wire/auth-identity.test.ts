@@ -34,7 +34,7 @@ describe("the identity on the request", () => {
         seen.options = getMcpAuth(event)?.subject;
         return { name: "who", version: "1", tools: [defineTool({ name: "who", handler: (e) => getMcpAuth(e)!.issuer })] };
       },
-      { auth, plugins: [plugin] },
+      { auth, extensionPlugins: [plugin] },
     );
     const app = new H3().all("/mcp", handler);
     const tool = await call(app, "tools/call", { name: "who" }, { headers: bearer(alice) });

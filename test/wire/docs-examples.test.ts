@@ -59,7 +59,7 @@ describe("docs/examples: plugins on the hooks", () => {
 
   it("audit-log: a line per request, with its outcome, and one per finished task; never the arguments", async () => {
     const lines: AuditEntry[] = [];
-    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [job] }, { plugins: [auditLog((e) => lines.push(e)), mcpTasks()] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [job] }, { plugins: [auditLog((e) => lines.push(e))], extensionPlugins: [mcpTasks()] }));
     const caps = { extensions: { [TASKS]: {} } };
     const { taskId } = (await call(app, "tools/call", { name: "job", arguments: { secret: "s3cret" } }, { caps, headers: { "x-forwarded-for": "10.0.0.7" } })).body.result;
     await call(app, "tools/call", { name: "job", arguments: { fail: true } });

@@ -3,7 +3,7 @@
 import { H3 } from "h3";
 import { describe, expect, it } from "vitest";
 import { createDemo } from "../../examples/demo/app.ts";
-import { defineMcpHandler, defineMcpPlugin, defineTool, getMcpContext, McpJsonRpcError, type McpPlugin, type McpTaskStatus } from "../../src/index.ts";
+import { defineMcpHandler, defineMcpPlugin, defineTool, getMcpContext, McpJsonRpcError, type McpNext, type McpPlugin, type McpTaskStatus } from "../../src/index.ts";
 import { mcpTask, mcpTasks } from "../../src/tasks/index.ts";
 import { legacyClient } from "../helpers/legacy.ts";
 import { expectError } from "../helpers/schemas.ts";
@@ -194,7 +194,7 @@ describe("wrapTaskRun and wrapToolCall around a task", () => {
           },
         }),
     });
-    const mcp = defineMcpHandler({ name: "x", version: "1", tools: [slow] }, { plugins: [...plugins, mcpTasks(tasks)] });
+    const mcp = defineMcpHandler({ name: "x", version: "1", tools: [slow] }, { plugins, extensionPlugins: [mcpTasks(tasks)] });
     return new H3().all("/mcp", mcp);
   }
 
@@ -308,14 +308,44 @@ describe("watchSession", () => {
 });
 
 describe("without hooks", () => {
-  it("advertises an extension installed through plugins", async () => {
+  it("advertises an extension installed through extensionPlugins", async () => {
     const tasks = mcpTasks();
-    const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { plugins: [tasks] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { extensionPlugins: [tasks] }));
     expect((await call(app, "server/discover")).body.result.capabilities.extensions).toEqual({ [TASKS]: {} });
   });
+});
 
-  it("refuses the option's former name extensionPlugins at mount instead of leaving its extensions unserved", () => {
-    const config = { extensionPlugins: [mcpTasks()] } as Parameters<typeof defineMcpHandler>[1];
-    expect(() => defineMcpHandler({ name: "x", version: "1" }, config)).toThrow("defineMcpHandler: extensionPlugins is now called plugins");
+describe("the two plugin options", () => {
+  const info = { name: "x", version: "1" };
+  const hooksOnly = defineMcpPlugin({ name: "audit", wrapRequest: (_event, next) => next() });
+
+  it("refuse each other's kind at definition, with a TypeError naming the option it belongs in", () => {
+    // @ts-expect-error an MCP extension is not a hooks-only plugin
+    expect(() => defineMcpHandler(info, { plugins: [mcpTasks()] })).toThrow(
+      new TypeError(`defineMcpHandler: ${TASKS} is an MCP extension: install it with extensionPlugins, not plugins`),
+    );
+    // @ts-expect-error a hooks-only plugin has no extension id
+    expect(() => defineMcpHandler(info, { extensionPlugins: [hooksOnly] })).toThrow(
+      new TypeError("defineMcpHandler: the plugin audit has no extension id, so it is not an MCP extension: install it with plugins, not extensionPlugins"),
+    );
+    // @ts-expect-error not a list of plugins
+    expect(() => defineMcpHandler(info, { extensionPlugins: mcpTasks() })).toThrow(new TypeError("defineMcpHandler: extensionPlugins must be an array of plugin objects"));
+  });
+
+  it("run the hooks of plugins outside those of extensionPlugins, each list in its order", async () => {
+    const order: string[] = [];
+    const around = (name: string) => (_event: unknown, next: McpNext<Record<string, unknown>>) => {
+      order.push(`enter ${name}`);
+      return Promise.resolve(next()).finally(() => order.push(`leave ${name}`));
+    };
+    const extension = (name: string) => defineMcpPlugin({ id: `com.example/${name}`, wrapRequest: around(name) });
+    const app = appFor(
+      defineMcpHandler(info, {
+        extensionPlugins: [extension("e1"), extension("e2")],
+        plugins: [defineMcpPlugin({ name: "h1", wrapRequest: around("h1") }), defineMcpPlugin({ name: "h2", wrapRequest: around("h2") })],
+      }),
+    );
+    expect((await call(app, "server/discover")).status).toBe(200);
+    expect(order).toEqual(["enter h1", "enter h2", "enter e1", "enter e2", "leave e2", "leave e1", "leave h2", "leave h1"]);
   });
 });

@@ -16,7 +16,7 @@ const taskTool = defineTool({
 const requiredTool = defineTool({ name: "must_task", execution: { taskSupport: "required" }, handler: () => "never" });
 
 function appWithTasks() {
-  const handler = defineMcpHandler({ name: "legacy-test", version: "1", tools: [taskTool, requiredTool] }, { plugins: [mcpTasks()] });
+  const handler = defineMcpHandler({ name: "legacy-test", version: "1", tools: [taskTool, requiredTool] }, { extensionPlugins: [mcpTasks()] });
   return { handler, app: appFor(handler) };
 }
 

@@ -75,7 +75,7 @@ describe("subscriptions/listen", () => {
         },
       ],
     });
-    const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { plugins: [plugin] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { extensionPlugins: [plugin] }));
     const sse = sseReader(await app.fetch(modernRequest("subscriptions/listen", { notifications: { colors: ["red", "black"] } }, { id: 9 })));
     expect((await sse.next()).params.notifications).toEqual({ colors: ["red"] });
     expect(await sse.next()).toEqual({ jsonrpc: "2.0", method: "notifications/colors", params: { color: "red", _meta: { [SUB]: 9 } } });

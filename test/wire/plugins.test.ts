@@ -13,7 +13,7 @@ describe("extension plugins", () => {
       enabled: (e) => e.req.headers.get("x-on") === "1",
       methods: { "hello/say": { nameParam: "who", handler: (_e, p) => ({ resultType: "complete", text: `hi ${p.who}` }) } },
     });
-    const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { plugins: [hello] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { extensionPlugins: [hello] }));
     const on = { headers: { "x-on": "1", "mcp-name": "bo" } };
     expect((await call(app, "hello/say", { who: "bo" }, on)).body.result.text).toBe("hi bo");
     expectError((await call(app, "hello/say", { who: "bo" }, { headers: { "x-on": "1", "mcp-name": "al" } })).body, -32020);
@@ -39,7 +39,7 @@ describe("extension plugins", () => {
           return { ...result, content: [...(result.content as object[]), { type: "text", text: `${tag} saw ${tool.name}` }] };
         },
       });
-    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [echo] }, { plugins: [wrap("a"), wrap("b")] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [echo] }, { extensionPlugins: [wrap("a"), wrap("b")] }));
     const r = (await call(app, "tools/call", { name: "echo" })).body.result;
     expect(r.content.map((c: any) => c.text)).toEqual(["inner", "b saw echo", "a saw echo"]);
     expect(order).toEqual(["before a", "before b", "enter a", "enter b", "leave b", "leave a"]);
@@ -48,9 +48,9 @@ describe("extension plugins", () => {
 
   it("refuses two plugins with one id, or one method served twice, at mount", () => {
     const p = defineMcpPlugin({ id: "com.example/p", methods: { "p/x": { handler: () => ({}) } } });
-    expect(() => defineMcpHandler({ name: "x", version: "1" }, { plugins: [p, p] })).toThrow(/installed twice/);
+    expect(() => defineMcpHandler({ name: "x", version: "1" }, { extensionPlugins: [p, p] })).toThrow(/installed twice/);
     const q = defineMcpPlugin({ id: "com.example/q", methods: { "p/x": { handler: () => ({}) } } });
-    expect(() => defineMcpHandler({ name: "x", version: "1" }, { plugins: [p, q] })).toThrow(/served by two/);
+    expect(() => defineMcpHandler({ name: "x", version: "1" }, { extensionPlugins: [p, q] })).toThrow(/served by two/);
   });
 
   it("answer -32603 for a method whose handler answers something other than a result object, and tell onError why", async () => {
@@ -80,7 +80,7 @@ describe("extension plugins", () => {
     for (const plugins of [[], [watch]]) {
       errors.length = 0;
       seen.length = 0;
-      const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { plugins: [...plugins, odd], onError: (e) => errors.push(e) }));
+      const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { plugins, extensionPlugins: [odd], onError: (e) => errors.push(e) }));
       for (const method of Object.keys(answers)) {
         const answer = await call(app, method);
         expect(answer.status).toBe(200);
@@ -100,7 +100,7 @@ describe("extension plugins", () => {
 
   it("treats a predicate that throws as disabled", async () => {
     const boom = defineMcpPlugin({ id: "com.example/boom", enabled: () => { throw new Error("x"); }, methods: { "boom/go": { handler: () => ({ resultType: "complete" }) } } });
-    const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { plugins: [boom] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1" }, { extensionPlugins: [boom] }));
     expect((await call(app, "boom/go")).status).toBe(404);
   });
 });

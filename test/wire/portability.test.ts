@@ -46,7 +46,7 @@ describe("at import and mount", () => {
     const core = await import("../../src/index.ts");
     const tasks = await import("../../src/tasks/index.ts");
     await import("../../machines/index.ts");
-    const handler = core.defineMcpHandler({ name: "w", version: "1", tools: [pick] }, { plugins: [tasks.mcpTasks()] });
+    const handler = core.defineMcpHandler({ name: "w", version: "1", tools: [pick] }, { extensionPlugins: [tasks.mcpTasks()] });
     for (const t of timers) expect(t).not.toHaveBeenCalled();
 
     // Inside a request randomness is allowed again: the first round draws the key.
@@ -107,7 +107,7 @@ describe("work after the response", () => {
         }),
       ],
     },
-    { plugins: [mcpTasks()] },
+    { extensionPlugins: [mcpTasks()] },
   );
   const app = appFor(handler);
   const caps = { extensions: { [TASKS]: {} } };
@@ -191,7 +191,7 @@ describe("Workers where no waitUntil reaches the run", () => {
       core.defineTool({ name: "plain", handler: () => "plain answer" }),
     ];
     const plugin = tasks.mcpTasks();
-    return { app: appFor(core.defineMcpHandler({ name: "w", version: "1", tools }, { plugins: [plugin] })), runs, verdicts, plugin };
+    return { app: appFor(core.defineMcpHandler({ name: "w", version: "1", tools }, { extensionPlugins: [plugin] })), runs, verdicts, plugin };
   }
 
   it("refuses to create a task with -32603 naming the cause and the fix, before a required tool's handler; other calls are served", async () => {

@@ -13,7 +13,7 @@ const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
 function taskApp(run: () => unknown, options = {}) {
   const errors: unknown[] = [];
   const tool = defineTool({ name: "t", handler: (e) => mcpTask(e, { run: run as never }) });
-  const handler = defineMcpHandler({ name: "r", version: "1", tools: [tool] }, { plugins: [mcpTasks(options)], onError: (e) => errors.push(e) });
+  const handler = defineMcpHandler({ name: "r", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks(options)], onError: (e) => errors.push(e) });
   return { app: appFor(handler), errors };
 }
 

@@ -100,7 +100,7 @@ function options(extra: Partial<McpServerOptions> = {}): McpServerOptions {
 /** `plugins` are installed before the tasks extension on every instance (hooks the answers pass through). */
 export function serverInfoSuite(label: string, instances: () => McpTasksOptions[], plugins: () => McpPlugin[] = () => []): void {
   const served = (extra: Partial<McpServerOptions> = {}) => {
-    const handlers = instances().map((own) => defineMcpHandler(options(extra), { plugins: [...plugins(), mcpTasks(own)] }));
+    const handlers = instances().map((own) => defineMcpHandler(options(extra), { plugins: plugins(), extensionPlugins: [mcpTasks(own)] }));
     return { app: roundRobin(handlers.map(appFor)), handlers };
   };
 

@@ -148,7 +148,7 @@ describe("a failed task", () => {
           },
         }),
     });
-    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { plugins: [mcpTasks()] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks()] }));
     const handle = (await call(app, "tools/call", { name: "fails" }, { caps })).body.result;
     expect(handle.statusMessage).toBe("Queued");
     const taskId = handle.taskId;

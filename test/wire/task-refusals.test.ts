@@ -25,7 +25,7 @@ function server(plugins: ReturnType<typeof mcpTasks>[]) {
     defineTool({ name: "always", handler: (e) => (runs.always++, mcpTask(e, work)) }),
     defineTool({ name: "required", execution: { taskSupport: "required" }, handler: (e) => (runs.required++, mcpTask(e, work)) }),
   ];
-  const app = appFor(defineMcpHandler({ name: "x", version: "1", tools }, { plugins: plugins }));
+  const app = appFor(defineMcpHandler({ name: "x", version: "1", tools }, { extensionPlugins: plugins }));
   return { app, runs };
 }
 
@@ -91,7 +91,7 @@ describe("a call whose client has already gone", () => {
       },
     });
     const plugin = mcpTasks();
-    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { plugins: [plugin] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [plugin] }));
     const client = new AbortController();
     const base = modernRequest("tools/call", { name: "slow" }, { caps });
     const pending = app.fetch(new Request(base, { signal: client.signal }));
@@ -126,7 +126,7 @@ describe("a call whose client hung up, over real HTTP (srvx on Node)", () => {
       },
     });
     const plugin = mcpTasks();
-    const app = new H3().all("/mcp", defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { plugins: [plugin] }));
+    const app = new H3().all("/mcp", defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [plugin] }));
     const server = serve(app, { port: 0, hostname: "127.0.0.1", silent: true });
     await server.ready();
     try {

@@ -28,7 +28,7 @@ const tools = [
   both("reordered", () => ({ content: [{ type: "text", text: "x" }], resultType: "complete", _meta: { "com.example/k": 1 } })),
   both("not_a_result", () => 42),
 ];
-const app = appFor(defineMcpHandler({ name: "results", version: "1", tools }, { plugins: [mcpTasks()] }));
+const app = appFor(defineMcpHandler({ name: "results", version: "1", tools }, { extensionPlugins: [mcpTasks()] }));
 
 async function settled(taskId: string) {
   for (let i = 0; i < 50; i++) {
@@ -73,7 +73,7 @@ describe("a task whose run returns a string", () => {
     defineTool({ name: "async_text", handler: (event) => mcpTask(event, { run: async () => "rendered" }) }),
     defineTool({ name: "sync_text", handler: (event) => mcpTask(event, { run: () => "at once" }) }),
   ];
-  const textApp = appFor(defineMcpHandler({ name: "texts", version: "1", tools: texts }, { plugins: [mcpTasks()] }));
+  const textApp = appFor(defineMcpHandler({ name: "texts", version: "1", tools: texts }, { extensionPlugins: [mcpTasks()] }));
 
   it.each([
     ["async_text", "rendered"],
@@ -110,7 +110,7 @@ describe("progress and logs in a task", () => {
     ["mcpLog", (e: H3Event) => mcpLog(e, "info", "hello")],
   ])("%s: the creating response is plain JSON and the call throws a usage error pointing to task.update", async (_name, report) => {
     for (const when of ["before", "after"] as const) {
-      const loud = appFor(defineMcpHandler({ name: "x", version: "1", tools: [reporting(report, when)] }, { plugins: [mcpTasks()] }));
+      const loud = appFor(defineMcpHandler({ name: "x", version: "1", tools: [reporting(report, when)] }, { extensionPlugins: [mcpTasks()] }));
       const res = await loud.fetch(modernRequest("tools/call", { name: when }, { caps, meta: LOUD }));
       expect(res.headers.get("content-type")).toMatch(/^application\/json/);
       const msg = await res.json();
@@ -131,7 +131,7 @@ describe("progress and logs in a task", () => {
         return mcpTask(event, { run: () => ({ content: [] }) });
       },
     });
-    const loud = appFor(defineMcpHandler({ name: "x", version: "1", tools: [early] }, { plugins: [mcpTasks()] }));
+    const loud = appFor(defineMcpHandler({ name: "x", version: "1", tools: [early] }, { extensionPlugins: [mcpTasks()] }));
     const res = await loud.fetch(modernRequest("tools/call", { name: "early" }, { caps, meta: LOUD }));
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const [progress, log, last, ...rest] = await messages(res);

@@ -48,7 +48,7 @@ function setup() {
     defineTool({ name: "unlisted", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run: unlisted, input: {} }) }),
     defineTool({ name: "closure", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run: () => "closure done" }) }),
   ];
-  const app = appFor(defineMcpHandler({ name: "runs", version: "1", tools }, { plugins: [plugin] }));
+  const app = appFor(defineMcpHandler({ name: "runs", version: "1", tools }, { extensionPlugins: [plugin] }));
   return { app, store, plugin, seen, gate };
 }
 
@@ -129,7 +129,7 @@ describe("a run found by name", () => {
       },
     });
     const tool = defineTool({ name: "bad", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run: bad, input: {} }) });
-    const app = appFor(defineMcpHandler({ name: "bad", version: "1", tools: [tool] }, { plugins: [mcpTasks({ runs: [bad] })] }));
+    const app = appFor(defineMcpHandler({ name: "bad", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ runs: [bad] })] }));
     const { taskId } = (await call(app, "tools/call", { name: "bad" }, { caps })).body.result;
     await until(async () => expect((await get(app, taskId)).status).toBe("completed"));
     expect(seen).toEqual(["task.saveCheckpoint needs JSON data"]);

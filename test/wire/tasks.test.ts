@@ -25,7 +25,7 @@ describe("the in-memory store", () => {
   it("reports canCreateTask per request", async () => {
     const verdicts: boolean[] = [];
     const tool = defineTool({ name: "probe", handler: (e) => (verdicts.push(canCreateTask(e)), "ok") });
-    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { plugins: [mcpTasks({ enabled: (e) => e.req.headers.get("x-beta") === "1" })] }));
+    const app = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ enabled: (e) => e.req.headers.get("x-beta") === "1" })] }));
     await call(app, "tools/call", { name: "probe" }, { caps, headers: { "x-beta": "1" } });
     await call(app, "tools/call", { name: "probe" }, { caps });
     await call(app, "tools/call", { name: "probe" }, { caps: {}, headers: { "x-beta": "1" } });

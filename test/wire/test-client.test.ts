@@ -80,7 +80,7 @@ function server() {
         }),
     }),
   ];
-  const app = new H3().all("/mcp", defineMcpHandler({ name: "client-test", version: "1", tools }, { plugins: [mcpTasks({ runs: [heldRun] })] }));
+  const app = new H3().all("/mcp", defineMcpHandler({ name: "client-test", version: "1", tools }, { extensionPlugins: [mcpTasks({ runs: [heldRun] })] }));
   return { app, held, aborted };
 }
 
@@ -228,7 +228,7 @@ describe("createTestClient with authorization", () => {
       verifier: (token) => (tokens[token] ? { issuer: "https://as.example", subject: tokens[token], scopes: [], audience: ["http://localhost/mcp"], claims: {} } : undefined),
     });
     const whoami = defineTool({ name: "whoami", handler: (event) => mcpTask(event, { run: () => ({ content: [{ type: "text", text: "me" }] }) }) });
-    return new H3().all("/mcp", defineMcpHandler({ name: "authed", version: "1", tools: [whoami] }, { auth, plugins: [mcpTasks()] }));
+    return new H3().all("/mcp", defineMcpHandler({ name: "authed", version: "1", tools: [whoami] }, { auth, extensionPlugins: [mcpTasks()] }));
   };
 
   it("sends the token on every request; another caller's headers see none of the first caller's tasks", async () => {

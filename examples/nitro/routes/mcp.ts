@@ -85,4 +85,4 @@ const tools = [
   }),
 ];
 
-export default defineMcpHandler({ name: "h3-mcp-nitro", version: "1.0.0", tools }, { auth, plugins: [mcpTasks({ pollIntervalMs: 100 })] });
+export default defineMcpHandler({ name: "h3-mcp-nitro", version: "1.0.0", tools }, { auth, extensionPlugins: [mcpTasks({ pollIntervalMs: 100 })] });

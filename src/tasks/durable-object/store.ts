@@ -43,7 +43,7 @@ export interface DurableObjectTaskStore extends TaskStore {
  * @example
  * import { env } from "cloudflare:workers";
  * const store = durableObjectTaskStore(env.MCP_TASKS, { secret: env.MCP_TASKS_SECRET });
- * defineMcpHandler(options, { plugins: [mcpTasks({ store })] });
+ * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store })] });
  */
 export function durableObjectTaskStore(namespace: TasksObjectNamespace, options: DurableObjectTaskStoreOptions = {}): DurableObjectTaskStore {
   const name = options.name ?? "h3-mcp";

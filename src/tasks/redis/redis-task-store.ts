@@ -89,7 +89,7 @@ export interface RedisTaskStore extends TaskStore {
  *
  * @example
  * const store = redisTaskStore({ url: process.env.REDIS_URL, prefix: "my-app", secret: process.env.MCP_TASKS_SECRET });
- * defineMcpHandler(options, { plugins: [mcpTasks({ store, bind: (event) => userOf(event) })] });
+ * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store, bind: (event) => userOf(event) })] });
  */
 export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskStore {
   if (!options.client && !options.url) throw new TypeError("redisTaskStore needs a url or a client");

@@ -106,7 +106,7 @@ export function concurrencyCases(kit: TaskStoreKitOptions, shared: boolean): voi
           },
         }),
     });
-    const apps = (await c.instances()).map((own) => appFor(defineMcpHandler({ name: "race", version: "1", tools: [race] }, { plugins: [mcpTasks(own)] })));
+    const apps = (await c.instances()).map((own) => appFor(defineMcpHandler({ name: "race", version: "1", tools: [race] }, { extensionPlugins: [mcpTasks(own)] })));
     const app = roundRobin(apps);
     const rootsCaps = { ...caps, roots: {} };
     const { taskId } = (await call(app, "tools/call", { name: "race" }, { caps: rootsCaps })).body.result;
@@ -173,7 +173,7 @@ export function concurrencyCases(kit: TaskStoreKitOptions, shared: boolean): voi
     });
     const instances = await c.instances();
     const plugins = instances.map((own) => mcpTasks({ ...own, origin: (e) => ({ traceparent: e.req.headers.get("traceparent") ?? "none" }) }));
-    const app = roundRobin(plugins.map((plugin) => appFor(defineMcpHandler({ name: "o", version: "1", tools: [tool] }, { plugins: [plugin] }))));
+    const app = roundRobin(plugins.map((plugin) => appFor(defineMcpHandler({ name: "o", version: "1", tools: [tool] }, { extensionPlugins: [plugin] }))));
     const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     const { taskId } = (await call(app, "tools/call", { name: "traced" }, { caps, headers: { traceparent } })).body.result;
     equal(origins, [{ traceparent }], "run's task.origin");

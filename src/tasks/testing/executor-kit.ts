@@ -196,8 +196,8 @@ export function executorTest(kit: TaskExecutorKitOptions, name: string, body: (c
     const apps = [0, 1].map((i) => {
       const runs = kitRuns(`web-${i}`, seen);
       const plugin = mcpTasks({ store: stores[i]!, runs: Object.values(runs), executor: watched, ...(options.taskId && { newTaskId: () => options.taskId! }) });
-      const plugins = [wrapRecorder(`web-${i}`, seen), plugin];
-      return { plugin, app: appFor(defineMcpHandler({ name: "kit", version: "1", tools: kitTools(runs, `web-${i}`) }, { plugins })) };
+      const config = { plugins: [wrapRecorder(`web-${i}`, seen)], extensionPlugins: [plugin] };
+      return { plugin, app: appFor(defineMcpHandler({ name: "kit", version: "1", tools: kitTools(runs, `web-${i}`) }, config)) };
     });
     let nextStore = 2;
     const cluster: Cluster = {
@@ -212,7 +212,7 @@ export function executorTest(kit: TaskExecutorKitOptions, name: string, body: (c
         const runs = kitRuns(label, seen);
         const plugin = mcpTasks({ store: stores[nextStore++]!, runs: workerOptions.runs === false ? [] : Object.values(runs), executor: given });
         // Installed in a handler made like a web instance's, never served: the attempts here find their tool and hooks.
-        defineMcpHandler({ name: "kit", version: "1", tools: kitTools(runs, label) }, { plugins: [wrapRecorder(label, seen), plugin] });
+        defineMcpHandler({ name: "kit", version: "1", tools: kitTools(runs, label) }, { plugins: [wrapRecorder(label, seen)], extensionPlugins: [plugin] });
         const served = await under.serve(plugin);
         let stopped: Promise<unknown> | undefined;
         const stop = () => (stopped ??= served.stop());

@@ -16,7 +16,7 @@ export function runCases(kit: TaskStoreKitOptions, shared: boolean): void {
   const app = async (c: KitCase, options: McpTasksOptions = {}) => tasksApp(options, { instances: await c.instances() });
   /** A server of fresh instances, each with `tools` and its own plugin. */
   const serverWith = async (c: KitCase, tools: ToolDefinition[]) =>
-    roundRobin((await c.instances()).map((own) => appFor(defineMcpHandler({ name: "x", version: "1", tools }, { plugins: [mcpTasks(own)] }))));
+    roundRobin((await c.instances()).map((own) => appFor(defineMcpHandler({ name: "x", version: "1", tools }, { extensionPlugins: [mcpTasks(own)] }))));
   const create = async (app: Fetcher, name: string, args?: Record<string, unknown>) => tasksClient(app).create(name, args);
   const update = (app: Fetcher, taskId: string, inputResponses: unknown) => tasksClient(app).update(taskId, inputResponses);
   const cancel = (app: Fetcher, taskId: string) => tasksClient(app).cancel(taskId);

@@ -79,7 +79,7 @@ export function wireCases(kit: TaskStoreKitOptions, shared: boolean): void {
       const none = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }));
       matches(errorOf(c, (await call(none, "tools/call", { name: "t" }, { caps })).body, -32603).message, /not installed/);
       const [own] = await c.instances();
-      const off = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { plugins: [mcpTasks({ ...own, enabled: false })] }));
+      const off = appFor(defineMcpHandler({ name: "x", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ ...own, enabled: false })] }));
       matches(errorOf(c, (await call(off, "tools/call", { name: "t" }, { caps })).body, -32603).message, /not enabled/);
     });
   });

@@ -67,4 +67,4 @@ const tools = [
 ];
 
 export const app = new H3();
-app.all("/mcp", defineMcpHandler({ name: "h3-mcp-do-runs", version: "1.0.0", tools }, { plugins: [tasks] }));
+app.all("/mcp", defineMcpHandler({ name: "h3-mcp-do-runs", version: "1.0.0", tools }, { extensionPlugins: [tasks] }));
