@@ -34,7 +34,7 @@ function renderServer(hold: Hold | undefined) {
       });
     },
   });
-  return new H3().all("/mcp", defineMcpHandler({ name: "my-server", version: "1.0.0", tools: [renderTool] }, { plugins: [mcpTasks()] }));
+  return new H3().all("/mcp", defineMcpHandler({ name: "my-server", version: "1.0.0", tools: [renderTool] }, { extensionPlugins: [mcpTasks()] }));
 }
 
 describe("driveModelPath on a tool that reports progress", () => {
@@ -102,7 +102,7 @@ function wrongHoldServer(hold: Hold) {
         },
       }),
   });
-  return new H3().all("/mcp", defineMcpHandler({ name: "wrong-hold", version: "1", tools: [tool] }, { plugins: [mcpTasks()] }));
+  return new H3().all("/mcp", defineMcpHandler({ name: "wrong-hold", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks()] }));
 }
 
 describe("driveModelPath's own failures, inside the test runner's 5 s", () => {

@@ -19,7 +19,7 @@ const tools = [
   defineTool({ name: "render", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run: render, input: { frames: 4242 } }) }),
 ];
 const appOn = (store: SqliteTaskStore, bind?: () => string) =>
-  appFor(defineMcpHandler({ name: "sqlite", version: "1", tools }, { plugins: [mcpTasks({ store, runs: [render], bind })] }));
+  appFor(defineMcpHandler({ name: "sqlite", version: "1", tools }, { extensionPlugins: [mcpTasks({ store, runs: [render], bind })] }));
 const result = async (app: ReturnType<typeof appFor>, taskId: string) => {
   let got: any;
   await until(async () => {
@@ -77,7 +77,7 @@ describe("the SQLite store on its file", () => {
     const gate = new Promise<void>((resolve) => (open = resolve));
     const slow = defineTaskRun({ name: "slow", run: async (_task, input: { secretInput: string }) => (await gate, { content: [{ type: "text" as const, text: input.secretInput.length.toString() }] }) });
     const tool = defineTool({ name: "slow", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run: slow, input: { secretInput: "input-8b1f0c" } }) });
-    const app = appFor(defineMcpHandler({ name: "sqlite", version: "1", tools: [tool] }, { plugins: [mcpTasks({ store, runs: [slow], bind: () => "principal-5e2a9d" })] }));
+    const app = appFor(defineMcpHandler({ name: "sqlite", version: "1", tools: [tool] }, { extensionPlugins: [mcpTasks({ store, runs: [slow], bind: () => "principal-5e2a9d" })] }));
     const taskId = (await call(app, "tools/call", { name: "slow" }, { caps })).body.result.taskId as string;
     const dump = JSON.stringify(folder.open(file).prepare("SELECT * FROM mcp_tasks").all()) + JSON.stringify(folder.open(file).prepare("SELECT * FROM mcp_task_changes").all());
     expect(dump).toContain(taskId);
@@ -93,6 +93,6 @@ describe("the SQLite store on its file", () => {
     expect(() => sqliteTaskStore({ database, leaseMS: 1000 } as never)).toThrow(/unknown option "leaseMS" \(did you mean "leaseMs"\?\)/);
     expect(() => sqliteTaskStore({ database: { query: () => [] } } as never)).toThrow(/database must be a synchronous SQLite handle/);
     const unbound = sqliteTaskStore({ database });
-    expect(() => defineMcpHandler({ name: "x", version: "1", tools }, { plugins: [mcpTasks({ store: unbound, bind: () => "someone" })] })).toThrow(/needs `secret`/);
+    expect(() => defineMcpHandler({ name: "x", version: "1", tools }, { extensionPlugins: [mcpTasks({ store: unbound, bind: () => "someone" })] })).toThrow(/needs `secret`/);
   });
 });

@@ -49,7 +49,7 @@ function setup() {
     }),
     defineTool({ name: "bad_sleep", handler: (event) => mcpTask(event, { run: (task) => task.sleep(Number.NaN).then(() => "slept") }) }),
   ];
-  const app = appFor(defineMcpHandler({ name: "sleep", version: "1", tools }, { plugins: [mcpTasks()] }));
+  const app = appFor(defineMcpHandler({ name: "sleep", version: "1", tools }, { extensionPlugins: [mcpTasks()] }));
   return { client: createTestClient(app, officialShapes()), seen };
 }
 

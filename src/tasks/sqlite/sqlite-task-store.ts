@@ -77,7 +77,7 @@ export interface SqliteTaskStore extends TaskStore {
  * @example
  * import Database from "better-sqlite3";
  * const store = sqliteTaskStore({ database: new Database("tasks.db"), secret: process.env.MCP_TASKS_SECRET });
- * defineMcpHandler(options, { plugins: [mcpTasks({ store })] });
+ * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store })] });
  */
 export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStore {
   checkOptions(WHERE, options, OPTION_NAMES);
