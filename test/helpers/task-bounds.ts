@@ -67,7 +67,7 @@ function boundsApp(store: TaskStore, options: McpTasksOptions = {}) {
     tool("result", (event, args) => mcpTask(event, { run: () => blob(bytesOf(args)) })),
   ];
   const plugin = mcpTasks({ store, runs: [echo, keep], ...options });
-  return appFor(defineMcpHandler({ name: "bounds", version: "1", tools }, { plugins: [plugin] }));
+  return appFor(defineMcpHandler({ name: "bounds", version: "1", tools }, { extensionPlugins: [plugin] }));
 }
 
 /** Calls `tool` and returns the task it made, once it ended. */
