@@ -72,6 +72,6 @@ export function createReportServer(options: ReportServerOptions = {}): { app: H3
     },
   });
   const tasks = mcpTasks({ runs: [report] });
-  const app = new H3().all("/mcp", defineMcpHandler({ name: "reports", version: "1.0.0", tools: [tool] }, { plugins: [tasks] }));
+  const app = new H3().all("/mcp", defineMcpHandler({ name: "reports", version: "1.0.0", tools: [tool] }, { extensionPlugins: [tasks] }));
   return { app, tasks };
 }

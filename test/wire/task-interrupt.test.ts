@@ -31,7 +31,7 @@ function setup() {
     defineTool({ name: "steps", handler: (event) => mcpTask(event, { statusMessage: "Queued", run: steps, input: {} }) }),
     defineTool({ name: "closure", handler: (event) => mcpTask(event, { run: () => new Promise(() => {}) }) }),
   ];
-  const app = appFor(defineMcpHandler({ name: "interrupt", version: "1", tools }, { plugins: [tasks] }));
+  const app = appFor(defineMcpHandler({ name: "interrupt", version: "1", tools }, { extensionPlugins: [tasks] }));
   return { client: createTestClient(app, officialShapes()), tasks, attempts, startedFrom };
 }
 
