@@ -65,6 +65,13 @@ function boundsApp(store: TaskStore, options: McpTasksOptions = {}) {
     ),
     tool("checkpoint", (event, args) => mcpTask(event, { run: keep, input: { bytes: bytesOf(args) } })),
     tool("result", (event, args) => mcpTask(event, { run: () => blob(bytesOf(args)) })),
+    tool("throws", (event, args) =>
+      mcpTask(event, {
+        run() {
+          throw new Error(blob(bytesOf(args)));
+        },
+      }),
+    ),
   ];
   const plugin = mcpTasks({ store, runs: [echo, keep], ...options });
   return appFor(defineMcpHandler({ name: "bounds", version: "1", tools }, { extensionPlugins: [plugin] }));
@@ -158,6 +165,10 @@ export function describeTaskBounds<S extends TaskStore>(label: string, open: () 
       expect(task.result).toBeUndefined();
       const fits = await ended(app, "result", { bytes: LIMIT - 100 });
       expect(textOf(fits)).toBe(blob(LIMIT - 100));
+      // A tool error's message is its result's text: kept as a result is.
+      const thrown = await ended(app, "throws", { bytes: LIMIT + 1 });
+      expect(thrown).toMatchObject({ status: "failed", error: { code: -32603, data: { bytes: LIMIT + 1, maxTaskBytes: LIMIT } } });
+      expect(await ended(app, "throws", { bytes: 10 })).toMatchObject({ status: "completed", result: { isError: true, content: [{ type: "text", text: blob(10) }] } });
     });
   });
 }
