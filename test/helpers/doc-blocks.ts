@@ -21,10 +21,10 @@ export interface DocBlock {
   readonly code: string;
 }
 
-/** Folders whose markdown files are docs: the guides, the bench's figures and history, the conformance notes. */
-const DOC_DIRS = ["docs", "bench", "conformance"];
+/** Folders whose markdown files are docs: the guides, the bench's figures and history, the conformance notes, the map of the sources. */
+const DOC_DIRS = ["docs", "bench", "conformance", "src"];
 
-/** README.md and every markdown file under docs/, bench/ and conformance/, relative to the root. */
+/** README.md and every markdown file under docs/, bench/, conformance/ and src/, relative to the root. */
 export function docFiles(): string[] {
   const found: string[] = ["README.md"];
   const walk = (dir: string) => {
@@ -35,6 +35,19 @@ export function docFiles(): string[] {
     }
   };
   for (const dir of DOC_DIRS) walk(dir);
+  return found.sort();
+}
+
+/** test/README.md, the map of the suite, and the README.md of any folder of test/ (what that suite checks). */
+export function testReadmes(): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(`${dir}/${entry.name}`);
+      else if (entry.name === "README.md") found.push(`${dir}/${entry.name}`);
+    }
+  };
+  walk("test");
   return found.sort();
 }
 

@@ -1,4 +1,4 @@
-// Fault injection: each fault of docs/reliability.md, with the outcome documented there.
+// Fault injection: each fault of test/reliability/README.md, with the outcome documented there.
 import { memoryStore } from "../helpers/memory-store.ts";
 import type { H3Event } from "h3";
 import { describe, expect, it } from "vitest";

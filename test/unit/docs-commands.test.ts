@@ -1,12 +1,12 @@
-// Every command the README, docs/ and test/README.md tell a reader to run (shell blocks, and inline `npm …`,
-// `npx …`, `node <file>` and the like) exists, and is run by a test. COVERED says which test runs each one and a
-// string that test must contain (the file it starts, the script it names); a command the suite does not run
-// says why instead. A command added to the docs without a line here fails, and so does a line here for a
-// command no page tells anyone to run any more.
+// Every command the README, docs/ (with the bench's, conformance's and sources' pages) and the READMEs of test/
+// tell a reader to run (shell blocks, and inline `npm …`, `npx …`, `node <file>` and the like) exists, and is run
+// by a test. COVERED says which test runs each one and a string that test must contain (the file it starts, the
+// script it names); a command the suite does not run says why instead. A command added to the docs without a line
+// here fails, and so does a line here for a command no page tells anyone to run any more.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { docBlocks, docFiles, read, ROOT } from "../helpers/doc-blocks.ts";
+import { docBlocks, docFiles, read, ROOT, testReadmes } from "../helpers/doc-blocks.ts";
 
 type Coverage = { by: string; shows: string } | { notRun: string };
 
@@ -27,6 +27,7 @@ const COVERED: Record<string, Coverage> = {
   "npx vitest run …": { notRun: "runs files of the suite itself (or, with vitest.runtimes.config.ts, of the runtime smokes)" },
   "npx tsc": { notRun: "the typecheck, which CI runs beside the suite; the tests that pin what must not compile rely on it" },
   "npm run typecheck": { notRun: "the typecheck, as npx tsc --noEmit" },
+  "npx tsx docs/examples/first-task.ts": { by: "test/wire/docs-examples.test.ts", shows: "docs/examples/first-task.ts" },
   "npx tsx docs/examples/tasks.ts": { by: "test/wire/docs-examples.test.ts", shows: "../../docs/examples/tasks.ts" },
   "npx tsx docs/examples/inspector.ts": { by: "test/interop/inspect-process.test.ts", shows: "docs/examples/inspector.ts" },
   "npx tsx examples/official-client/render.ts": { by: "test/interop/official-client.test.ts", shows: '"render.ts"' },
@@ -44,9 +45,12 @@ const COVERED: Record<string, Coverage> = {
   "wrangler deploy": { notRun: "deploys to Cloudflare's network, which needs an account" },
   "wrangler login": { notRun: "signs in to a Cloudflare account" },
   "wrangler secret": { notRun: "stores a secret in a Cloudflare account" },
+  "npx @modelcontextprotocol/inspector": { notRun: "the MCP Inspector is not a dependency of this repository (it needs Node 22.19 or later); docs/official-client.md says what it did when run by hand against the demo" },
   "npx esbuild": { notRun: "a maintainer's look inside the conformance package, not a check" },
   "redis-cli --scan": { by: "test/redis/key-names.test.ts", shows: '"--scan", "--pattern"' },
   "curl (docs/tasks-curl.md)": { by: "test/interop/tasks-curl.test.ts", shows: "docs/tasks-curl.md" },
+  "curl (README.md)": { by: "test/interop/readme-quickstart.test.ts", shows: 'b.code.includes("mcp() {")' },
+  "npx tsx examples/quickstart/server.ts": { by: "test/interop/readme-quickstart.test.ts", shows: '"examples/quickstart/server.ts"' },
   "npm run check-package": { notRun: "packs, installs and runs the package in a scratch project, a minute or more; the lead runs it before landing a release" },
   "node examples/testing/tools.node-test.ts": { by: "test/interop/node-test-example.test.ts", shows: "examples/testing/tools.node-test.ts" },
 };
@@ -66,8 +70,13 @@ const SHELL = new Set(["sh", "bash", "shell", "console"]);
 /** One command a line at a time: comments, env assignments and `&&` chains taken apart; continuation lines joined. */
 function commands(): Command[] {
   const found: Command[] = [];
-  for (const doc of [...docFiles(), "test/README.md"]) {
+  for (const doc of [...docFiles(), ...testReadmes()]) {
     for (const block of docBlocks(doc).filter((b) => SHELL.has(b.lang))) {
+      // A block that defines the `mcp` shell function is a curl session, run whole by the page's own test.
+      if (block.code.includes("mcp() {")) {
+        found.push({ doc, text: `curl session of ${doc}` });
+        continue;
+      }
       for (const line of block.code.replace(/\\\n/g, " ").split("\n")) {
         for (const part of line.replace(/(^|\s)#.*$/, "").split("&&")) {
           const text = part.trim().replace(/^(?:[A-Z_]+=\S+\s+)+/, "");
@@ -85,7 +94,7 @@ function commands(): Command[] {
 /** The COVERED key of a command; undefined for lines of a shell session (function bodies, variables). */
 function keyOf({ doc, text }: Command): string | undefined {
   const words = text.split(/\s+/);
-  if (doc === "docs/tasks-curl.md") return "curl (docs/tasks-curl.md)";
+  if (doc === "docs/tasks-curl.md" || text === `curl session of ${doc}`) return `curl (${doc})`;
   if (words[0] === "npm") {
     if (words[1] === "start" || words[1] === "test") return `npm ${words[1]}`;
     if (words[1] === "run") return `npm run ${words[2]}`;
@@ -105,7 +114,7 @@ function keyOf({ doc, text }: Command): string | undefined {
 const all = commands();
 const keyed = all.map((c) => ({ ...c, key: keyOf(c) }));
 
-describe("the commands the README, docs/ and test/README.md tell a reader to run", () => {
+describe("the commands the README, docs/ and the READMEs of test/ tell a reader to run", () => {
   it("are found", () => {
     expect(all.length).toBeGreaterThan(30);
   });

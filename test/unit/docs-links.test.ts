@@ -1,10 +1,10 @@
-// Every link of the README, docs/, test/README.md (and of the bench's and conformance's pages) that points into this
+// Every link of the README, docs/ (with the bench's, conformance's and sources' pages) and the READMEs of test/ that points into this
 // repository reaches a file that exists, and a `#fragment` into a markdown page reaches one of its headings:
 // relative links from the page's own folder, absolute ones through the repository's GitHub address.
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { docFiles, read, ROOT } from "../helpers/doc-blocks.ts";
+import { docFiles, read, ROOT, testReadmes } from "../helpers/doc-blocks.ts";
 
 const REPO = "https://github.com/h3-mcp/h3-mcp";
 const OWN = [`${REPO}/blob/main/`, `${REPO}/tree/main/`, "https://raw.githubusercontent.com/h3-mcp/h3-mcp/main/"];
@@ -48,7 +48,7 @@ function links(doc: string): { target: string; file?: string; fragment?: string 
   });
 }
 
-const pages = [...docFiles(), "test/README.md"];
+const pages = [...docFiles(), ...testReadmes()];
 
 describe("the links of the README and docs/", () => {
   it("are found", () => {

@@ -1,4 +1,6 @@
 // The docs' examples are real programs: each is exercised here as a user would call it.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { H3 } from "h3";
 import { describe, expect, it } from "vitest";
 import { mcp as basics } from "../../docs/examples/basics.ts";
@@ -9,10 +11,18 @@ import { rateLimit } from "../../docs/examples/rate-limit.ts";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
 import { mcpTask, mcpTasks } from "../../src/tasks/index.ts";
 import { appFor, call, TASKS } from "../helpers/wire.ts";
+import { ROOT } from "../helpers/doc-blocks.ts";
 
 const appOf = (h: typeof basics) => new H3().all("/mcp", h);
 
 describe("docs/examples", () => {
+  it("first-task, run as getting-started.md says: the task parks on its question, is answered, and completes", async () => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--import", "tsx", "docs/examples/first-task.ts"], { cwd: ROOT });
+    expect(stderr).toBe("");
+    expect(stdout).toMatch(/^input_required \{\n {2}mode: 'form',\n {2}message: 'Publish now\?',/);
+    expect(stdout.trim().split("\n").at(-1)).toBe("completed [ { type: 'text', text: 'Published 3 pages.' } ]");
+  }, 60_000);
+
   it("basics: tool errors, protocol errors, progress and structured output", async () => {
     const app = appOf(basics);
     const ok = await call(app, "tools/call", { name: "get_weather", arguments: { city: "Oslo" } }, { meta: { progressToken: 1 } });
