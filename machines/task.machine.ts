@@ -66,7 +66,15 @@ export interface TaskContext {
    * against `maxAttempts` (see `attemptsSpent`). Absent (a snapshot persisted before it was kept) reads as 0.
    */
   handedOff?: number;
+  /**
+   * What ended the task, once it ended: the chart's own record of it, so that nothing outside the chart
+   * reads an error's code or message to learn whether the task expired, was drained or lost.
+   */
+  endedBy?: TaskEnding;
 }
+
+/** What ended a task: its run's outcome, a client's cancel, its ttl, or the loss of its attempt (and why). */
+export type TaskEnding = "result" | "toolError" | "protocolError" | "cancelled" | "expired" | AttemptLossReason;
 
 /** Why an attempt lost its hold on a task: its instance was lost, shut down, nobody serves its run, or its record was refused. */
 export type AttemptLossReason = "lost" | "shutdown" | "unserved" | "refused";
@@ -81,6 +89,7 @@ export type TaskEvent =
   | { type: "work.protocolError"; error: JsonRpcErrorObject; at: number }
   | { type: "task.cancel"; at: number }
   | { type: "task.expire"; at: number }
+  | { type: "instance.lost"; at: number }
   | { type: "attempt.claimed"; attempt: number; at: number }
   | { type: "attempt.lost"; reason: AttemptLossReason; retryable: boolean; maxAttempts: number; at: number };
 
@@ -113,6 +122,13 @@ const EXPIRED: JsonRpcErrorObject = { code: -32603, message: "Task expired befor
 /** The error a task fails with when its ttl runs out before it finished. */
 export const TASK_EXPIRED_ERROR: Readonly<JsonRpcErrorObject> = EXPIRED;
 
+const LOSS_MESSAGES: Record<AttemptLossReason, string> = {
+  lost: "The server instance running this task was lost",
+  shutdown: "The server instance running this task shut down",
+  unserved: "No server instance serves this task's run",
+  refused: "This task's kept run record failed authentication and was refused",
+};
+
 // The ways out of a live task are the same from `working` and from `input_required`. They are listed once
 // and spread into both states rather than put on the root, because a root handler would still match after
 // the chart has reached a final state, and final states must accept nothing.
@@ -121,7 +137,7 @@ const endings = {
     target: "completed",
     actions: {
       type: "storeResult",
-      params: ({ event }: { event: EventOf<"work.done"> }) => ({ result: event.result, at: event.at }),
+      params: ({ event }: { event: EventOf<"work.done"> }) => ({ result: event.result, endedBy: "result" as const, at: event.at }),
     },
   },
   // A tool that ran and reported a problem is a completed task with an `isError` result, not a failed one.
@@ -131,6 +147,7 @@ const endings = {
       type: "storeResult",
       params: ({ event }: { event: EventOf<"work.toolError"> }) => ({
         result: { content: [{ type: "text", text: event.message }], isError: true },
+        endedBy: "toolError" as const,
         at: event.at,
       }),
     },
@@ -143,13 +160,14 @@ const endings = {
       params: ({ event }: { event: EventOf<"work.protocolError"> }) => ({
         error: event.error,
         statusMessage: event.error.message,
+        endedBy: "protocolError" as const,
         at: event.at,
       }),
     },
   },
   "task.cancel": {
     target: "cancelled",
-    actions: { type: "dropInputRequests", params: ({ event }: { event: EventOf<"task.cancel"> }) => ({ at: event.at }) },
+    actions: { type: "cancelTask", params: ({ event }: { event: EventOf<"task.cancel"> }) => ({ at: event.at }) },
   },
   "task.expire": {
     target: "failed",
@@ -158,18 +176,27 @@ const endings = {
       params: ({ event }: { event: EventOf<"task.expire"> }) => ({
         error: { ...EXPIRED },
         statusMessage: "Expired",
+        endedBy: "expired" as const,
+        at: event.at,
+      }),
+    },
+  },
+  // The instance running a closure's task is gone (its lease lapsed): the run cannot go on anywhere else.
+  // A closure has no attempts, so its error says only that (no attempt count).
+  "instance.lost": {
+    target: "failed",
+    actions: {
+      type: "storeError",
+      params: ({ event }: { event: EventOf<"instance.lost"> }) => ({
+        error: { code: -32603, message: LOSS_MESSAGES.lost },
+        statusMessage: LOSS_MESSAGES.lost,
+        endedBy: "lost" as const,
         at: event.at,
       }),
     },
   },
 } as const;
 
-const LOSS_MESSAGES: Record<AttemptLossReason, string> = {
-  lost: "The server instance running this task was lost",
-  shutdown: "The server instance running this task shut down",
-  unserved: "No server instance serves this task's run",
-  refused: "This task's kept run record failed authentication and was refused",
-};
 
 // An instance claiming a task, or losing it, is the same from `working` and from `input_required`: the
 // status stays (an open round keeps its wire keys) while attempts are left, and the task fails once none is.
@@ -197,6 +224,7 @@ const attempts = {
         params: ({ context, event }: { context: TaskContext; event: EventOf<"attempt.lost"> }) => ({
           error: { code: -32603, message: LOSS_MESSAGES[event.reason], data: lossData(context, event.reason) },
           statusMessage: LOSS_MESSAGES[event.reason],
+          endedBy: event.reason,
           at: event.at,
         }),
       },
@@ -261,20 +289,22 @@ export const taskMachine = setup({
         lastUpdatedAt: p.at,
       };
     }),
-    storeResult: assign((_, p: { result: Record<string, unknown>; at: number }) => ({
+    storeResult: assign((_, p: { result: Record<string, unknown>; endedBy: TaskEnding; at: number }) => ({
       result: p.result,
+      endedBy: p.endedBy,
       inputRequests: {},
       inputKeys: {},
       lastUpdatedAt: p.at,
     })),
-    storeError: assign((_, p: { error: JsonRpcErrorObject; statusMessage?: string; at: number }) => ({
+    storeError: assign((_, p: { error: JsonRpcErrorObject; statusMessage?: string; endedBy: TaskEnding; at: number }) => ({
       error: p.error,
+      endedBy: p.endedBy,
       ...(p.statusMessage !== undefined && { statusMessage: p.statusMessage }),
       inputRequests: {},
       inputKeys: {},
       lastUpdatedAt: p.at,
     })),
-    dropInputRequests: assign((_, p: { at: number }) => ({ inputRequests: {}, inputKeys: {}, lastUpdatedAt: p.at })),
+    cancelTask: assign((_, p: { at: number }) => ({ inputRequests: {}, inputKeys: {}, endedBy: "cancelled" as const, lastUpdatedAt: p.at })),
     claimAttempt: assign((_, p: { attempt: number; at: number }) => ({ attempt: p.attempt, released: false, lastUpdatedAt: p.at })),
     // A drain's hand-off is counted apart: it is an attempt made, not one spent.
     releaseAttempt: assign(({ context }, p: { reason: AttemptLossReason; at: number }) => ({

@@ -2,7 +2,6 @@
 // store): the next snapshot is the chart's pure transition, so the chart alone decides what changes.
 import { type ActorScope, type AnyMachineSnapshot, createActor } from "xstate";
 import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
-import { ErrorCode } from "../protocol/errors.ts";
 import type { TaskSnapshotLike } from "./envelopes.ts";
 
 /**
@@ -16,15 +15,6 @@ export function nextSnapshot(snapshot: TaskSnapshotLike, event: TaskEvent): { sn
   // event, or a guard that refused: a repeated status message, an answer naming no open request).
   if (next === state) return undefined;
   return { snapshot: { value: next.value as TaskStateValue, context: next.context as TaskContext }, final: next.status === "done" };
-}
-
-/** The failure a task gets when the instance running it is gone (its lease lapsed). */
-export function lostEvent(at: number): TaskEvent {
-  return {
-    type: "work.protocolError",
-    error: { code: ErrorCode.InternalError, message: "The server instance running this task was lost" },
-    at,
-  };
 }
 
 /**

@@ -8,6 +8,7 @@ import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { DrainReport } from "./executor.ts";
 import type { LeaveReason, LocalTask, LocalTasks } from "./local-tasks.ts";
+import { shutDown } from "./logic/task-events.ts";
 
 export interface DrainOptions {
   /** The most the drain waits for the runs here to end on their own, in ms. */
@@ -63,11 +64,11 @@ export async function drainTasks(parts: DrainParts, deadlineMs: number): Promise
   const handedOff = new Set<LocalTask>();
   const end = async (task: LocalTask) => {
     if (parts.handOff && (await parts.handOff(task))) handedOff.add(task);
-    else await parts.dispatch(task, shutdownEvent(parts.now()));
+    else await parts.dispatch(task, shutDown(parts.now()));
   };
   await within(Promise.all(left.map((task) => end(task).catch(() => {}))), FINAL_WRITES_MS);
   // What the store could not be told in time ends here all the same: no run outlives the drain.
-  for (const task of left) if (local.get(task.id) === task) task.actor?.send(shutdownEvent(parts.now()));
+  for (const task of left) if (local.get(task.id) === task) task.actor?.send(shutDown(parts.now()));
 
   let failed = 0;
   for (const task of left) if (!handedOff.has(task) && failedByDrain(task)) failed++;
@@ -75,11 +76,6 @@ export async function drainTasks(parts: DrainParts, deadlineMs: number): Promise
   // stopped (another instance claimed it at once): each run is counted once.
   const fenced = [...fencedHere].filter((task) => !handedOff.has(task)).length;
   return { finished: here.length - handedOff.size - failed - fenced, handedOff: handedOff.size, failed, fenced };
-}
-
-/** The chart's event for a run that cannot go on after this instance: it fails, saying the instance shut down. */
-export function shutdownEvent(at: number): TaskEvent {
-  return { type: "attempt.lost", reason: "shutdown", retryable: false, maxAttempts: 1, at };
 }
 
 /**
@@ -100,8 +96,7 @@ export function drainingRefusal(): McpJsonRpcError {
 
 /** Whether the task ended with the drain's own failure (rather than finishing, or being cancelled, meanwhile). */
 function failedByDrain(task: LocalTask): boolean {
-  const { value, context } = task.snapshot;
-  return value === "failed" && (context.error?.data as { reason?: unknown } | undefined)?.reason === "shutdown";
+  return task.snapshot.context.endedBy === "shutdown";
 }
 
 /** Waits for `work`, at most `ms`. */

@@ -15,6 +15,7 @@ import { isThenable } from "../utils/is-thenable.ts";
 import { keepAliveFor, untilIdle } from "./keep-alive.ts";
 import { snapshotFromKeptJson } from "./kept-json.ts";
 import type { TaskRuntime } from "./runtime.ts";
+import { cancelled, inputAnswered } from "./logic/task-events.ts";
 
 export interface TaskHandlerDeps {
   runtime: TaskRuntime;
@@ -57,11 +58,7 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         if (typeof responses !== "object" || responses === null || Array.isArray(responses)) {
           throw invalidParams("params.inputResponses must be an object");
         }
-        const answer = (snapshot: TaskSnapshotLike): TaskEvent => ({
-          type: "input.answer",
-          responses: wellFormedAnswers(snapshot.context.inputRequests, responses as JsonObject),
-          at: deps.now(),
-        });
+        const answer = (snapshot: TaskSnapshotLike): TaskEvent => inputAnswered(wellFormedAnswers(snapshot.context.inputRequests, responses as JsonObject), deps.now());
         return after(runtime.send(taskId, owner, answer), (found) => {
           if (found === false) throw unknown();
           // The answer resumes the run here: keep it alive as creation did.
@@ -77,7 +74,7 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
       nameParam: "taskId",
       handler(event, params) {
         const { taskId, owner } = resolve(event, params);
-        return after(runtime.send(taskId, owner, () => ({ type: "task.cancel", at: deps.now() })), (found) => {
+        return after(runtime.send(taskId, owner, () => cancelled(deps.now())), (found) => {
           if (found === false) throw unknown();
           deps.cancelled?.(taskId);
           return EMPTY_ACK;

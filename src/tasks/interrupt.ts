@@ -9,6 +9,7 @@ import type { TaskEvent } from "../../machines/task.machine.ts";
 import { nextSnapshot } from "./chart.ts";
 import type { LeaveReason, LocalTask } from "./local-tasks.ts";
 import type { FinalStatus, LiveTaskRecord, TaskStore } from "./store.ts";
+import { attemptClaimed, attemptLost } from "./logic/task-events.ts";
 
 /** How an attempt is stopped: its process killed (`"crash"`), or drained with a deadline of 0 (`"drain"`). */
 export type InterruptKind = "crash" | "drain";
@@ -40,7 +41,7 @@ export async function interruptAttempt(parts: InterruptParts, id: string, how: I
   }
   if (!store.release || !store.claim || !store.readHeld) throw new TypeError("interruptTask: this task store cannot hand a task from one attempt to the next (claim, release)");
   const reason = how === "crash" ? "lost" : "shutdown";
-  task.actor.send({ type: "attempt.lost", reason, retryable: task.maxAttempts > 1, maxAttempts: task.maxAttempts, at: now() });
+  task.actor.send(attemptLost(reason, task.maxAttempts > 1, task.maxAttempts, now()));
   // No attempt left: the chart failed the task, and its run's signal aborted as for any end.
   if (!task.actor) return { status: task.snapshot.value as FinalStatus };
   await store.release(id, fence);
@@ -48,7 +49,7 @@ export async function interruptAttempt(parts: InterruptParts, id: string, how: I
   const claimed = await store.claim(id);
   const read = await store.readHeld(id);
   if (claimed.outcome !== "claimed" || !read?.snapshot) throw new Error(`interruptTask: the next attempt of task ${id} could not be claimed (${claimed.outcome})`);
-  const held = await parts.record(id, read, { type: "attempt.claimed", attempt: claimed.attempt, at: now() }, claimed.attempt);
+  const held = await parts.record(id, read, attemptClaimed(claimed.attempt, now()), claimed.attempt);
   if (!held) throw new Error(`interruptTask: the claim of task ${id}'s attempt ${claimed.attempt} could not be recorded`);
   await parts.runHere(id, task.owner, held, claimed.attempt);
   return { attempt: claimed.attempt };

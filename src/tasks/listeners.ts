@@ -4,6 +4,7 @@
 import type { TaskEvent } from "../../machines/task.machine.ts";
 import { isNotified, isTerminalStatus, type TaskSnapshotLike } from "./envelopes.ts";
 import { nextSnapshot } from "./chart.ts";
+import { expired } from "./logic/task-events.ts";
 
 type Listener = (snapshot: TaskSnapshotLike) => void;
 
@@ -42,7 +43,7 @@ export function createListeners() {
     const task = tasks.get(id);
     if (!task) return true;
     if (now < task.expiresAt) return false;
-    const event: TaskEvent = { type: "task.expire", at: now };
+    const event: TaskEvent = expired(now);
     const step = nextSnapshot(task.snapshot, event);
     if (step) deliver(id, task, step.snapshot);
     else drop(id, task);

@@ -11,6 +11,7 @@ import { BaseTaskRuntime } from "./runtime-base.ts";
 import type { TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
 import type { TaskRecord } from "./store.ts";
 import type { JsonObject } from "../protocol/types.ts";
+import { executorFailed } from "./logic/task-events.ts";
 
 export class LocalTaskRuntime extends BaseTaskRuntime {
   constructor(options: TaskRuntimeOptions) {
@@ -58,7 +59,7 @@ export class LocalTaskRuntime extends BaseTaskRuntime {
   /** Fails a task running here (a store only this process uses has no executor: nothing else can be). */
   async fail(id: string, message: string, data: JsonObject): Promise<void> {
     const task = this.local.get(id);
-    if (task) this.dispatch(task, { type: "work.protocolError", error: { code: -32603, message, data }, at: this.now() });
+    if (task) this.dispatch(task, executorFailed(message, data, this.now()));
   }
 
   /** Stops the attempt running here as a crash or a drain of this process would, and runs the next one here (interrupt.ts). */

@@ -7,6 +7,7 @@ import { taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
 import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { TaskFence } from "./store.ts";
 import { unrefTimerAt } from "../utils/timers.ts";
+import { expired } from "./logic/task-events.ts";
 
 type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
@@ -94,7 +95,7 @@ export function createLocalTasks(options: { now: () => number; inspect?: Inspect
   const armExpiry = (task: LocalTask, sync: SharedSync) => {
     sync.cancelExpiry = unrefTimerAt(task.expiresAt, options.now, () => expireHere(task));
   };
-  const expireHere = (task: LocalTask) => task.actor?.send({ type: "task.expire", at: options.now() });
+  const expireHere = (task: LocalTask) => task.actor?.send(expired(options.now()));
 
   return {
     add(task: LocalTask) {

@@ -1,7 +1,6 @@
 // What the plugins' task hooks see of a task that runs here: its id, tool and origin, its status changes
 // as `tasks/get` shows them (followed on its actor, so answers given through any instance count), and
 // an attempt's leaving this instance without ending the task (handed off by a drain, or fenced).
-import { TASK_EXPIRED_ERROR } from "../../machines/task.machine.ts";
 import type { McpTaskRunInfo, McpTaskStatus } from "../features/extension-plugin.ts";
 import type { TaskRunHooks } from "../features/hooks.ts";
 import type { ToolDefinition } from "../features/tools.ts";
@@ -67,9 +66,5 @@ function runInfo(task: LocalTask, tool: ToolDefinition<any>, origin: TaskOrigin 
 /** A snapshot as a status listener gets it: the `tasks/get` view, with `expired` on a task whose ttl ran out. */
 export function taskStatus(snapshot: TaskSnapshotLike): McpTaskStatus {
   const task = toDetailedTask(snapshot) as McpTaskStatus;
-  const error = snapshot.context.error;
-  if (snapshot.value === "failed" && error?.code === TASK_EXPIRED_ERROR.code && error.message === TASK_EXPIRED_ERROR.message) {
-    return { ...task, expired: true };
-  }
-  return task;
+  return snapshot.context.endedBy === "expired" ? { ...task, expired: true } : task;
 }

@@ -8,7 +8,6 @@ import { attemptLeftAfter, attemptsSpent, type TaskEvent } from "../../machines/
 import type { TaskExecution } from "./executor.ts";
 import { startNextAttempt } from "./execution-host.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
-import { lostEvent } from "./chart.ts";
 import { AttemptFenced, createChanges, type Changes, type EventOf } from "./changes.ts";
 import { LocalTask } from "./local-tasks.ts";
 import { BaseTaskRuntime } from "./runtime-base.ts";
@@ -18,6 +17,7 @@ import { createSharedTick, type SharedTick } from "./shared-tick.ts";
 import type { LiveTaskRecord, TaskFeed, TaskRecord, TaskRunRecord } from "./store.ts";
 import type { McpTaskRunDefinition } from "../features/task-api.ts";
 import type { JsonObject } from "../protocol/types.ts";
+import { attemptClaimed, attemptLost, executorFailed, expired, handedOff, instanceLost, unserved } from "./logic/task-events.ts";
 
 /** How many leases a task of a run found by name waits for a claim before it fails as unserved. */
 export const UNSERVED_LEASES = 3;
@@ -90,7 +90,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     const attempt = claimed.attempt;
     const fence = { attempt };
     const { maxAttempts } = run;
-    const lost = (reason: "lost" | "refused", retryable: boolean): EventOf => () => ({ type: "attempt.lost", reason, retryable, maxAttempts, at: this.now() });
+    const lost = (reason: "lost" | "refused", retryable: boolean): EventOf => () => attemptLost(reason, retryable, maxAttempts, this.now());
     let task: TaskRecord | undefined = read;
     try {
       // The previous attempt did not hand the task off: its instance was lost.
@@ -98,7 +98,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
       // A claim whose attempt never reached the chart (its instance was lost at once) still counts, as the
       // chart counts: every attempt before this one, less those a drain handed off.
       if (task?.snapshot && attemptsSpent(task.snapshot.context, attempt) > maxAttempts) task = await changes.apply(id, null, lost("lost", false), task, fence);
-      if (task?.snapshot) task = await changes.apply(id, null, () => ({ type: "attempt.claimed", attempt, at: this.now() }), task, fence);
+      if (task?.snapshot) task = await changes.apply(id, null, () => attemptClaimed(attempt, this.now()), task, fence);
     } catch (error) {
       if (error instanceof AttemptFenced) return { outcome: "fenced", attempt };
       throw error;
@@ -147,7 +147,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
   protected lapsed(id: string, owner: string, task: LiveTaskRecord): Promise<TaskRecord | undefined> {
     const at = this.now();
     const hold = task.hold;
-    if (!hold) return this.changes.apply(id, owner, () => lostEvent(at), task);
+    if (!hold) return this.changes.apply(id, owner, () => instanceLost(at), task);
     // An executor delivers these runs, and fails what it gives up on: a queue's backlog is not unserved.
     if (this.options.claims === false) return Promise.resolve(task);
     const run = this.options.runs.get(hold.name);
@@ -157,12 +157,12 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
       return Promise.resolve(task);
     }
     if (!waitedUnserved(this.waitingSeen, id, hold.waitingSince, at, UNSERVED_LEASES * this.leaseMs)) return Promise.resolve(task);
-    return this.changes.apply(id, owner, () => ({ type: "attempt.lost", reason: "unserved", retryable: false, maxAttempts: 1, at }), task);
+    return this.changes.apply(id, owner, () => unserved(at), task);
   }
 
   /** Fails a live task (unless it ended) with `message` and `data`: its executor gave up on it, or refused it. */
   async fail(id: string, message: string, data: JsonObject): Promise<void> {
-    await this.changes.apply(id, null, () => ({ type: "work.protocolError", error: { code: -32603, message, data }, at: this.now() }));
+    await this.changes.apply(id, null, () => executorFailed(message, data, this.now()));
   }
 
   protected get handsOff(): boolean {
@@ -179,7 +179,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     const { maxAttempts } = task;
     try {
       const released = await this.local.serialize(task, async () => {
-        await this.changes.apply(task.id, task.owner, () => ({ type: "attempt.lost", reason: "shutdown", retryable: true, maxAttempts, at: this.now() }), undefined, fence);
+        await this.changes.apply(task.id, task.owner, () => handedOff(maxAttempts, this.now()), undefined, fence);
         return this.store.release!(task.id, fence);
       });
       if (released !== "written") return false;
@@ -246,7 +246,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     if (!task) return undefined;
     const at = this.now();
     if (task.json !== undefined) return task.expiresAt <= at ? undefined : task;
-    if (task.expiresAt <= at) return this.changes.apply(id, owner, () => ({ type: "task.expire", at }), task).then(() => undefined);
+    if (task.expiresAt <= at) return this.changes.apply(id, owner, () => expired(at), task).then(() => undefined);
     if (task.workerAlive && !task.hold?.released) {
       if (this.waitingSeen.size) this.waitingSeen.delete(id);
       return task;

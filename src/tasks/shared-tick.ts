@@ -2,13 +2,13 @@
 // lease: renewing its lease (so no other instance takes its tasks for lost), and catching up with
 // changes the feed did not bring (a lost message), for the actors here and the listen streams here. An
 // instance serving runs found by name also looks for tasks waiting for a claim, on every tick.
-import { lostEvent } from "./chart.ts";
 import { snapshotFromKeptJson } from "./kept-json.ts";
 import { readAs, type Changes } from "./changes.ts";
 import type { Listeners } from "./listeners.ts";
 import type { LocalTask, LocalTasks } from "./local-tasks.ts";
 import type { LiveTaskRecord, TaskRecord, TaskStore } from "./store.ts";
 import { unrefInterval } from "../utils/timers.ts";
+import { instanceLost } from "./logic/task-events.ts";
 
 export interface SharedTickParts {
   store: TaskStore;
@@ -34,7 +34,7 @@ export function createSharedTick(parts: SharedTickParts) {
   let stop: (() => void) | undefined;
   let ticking = false;
   let leasedAt = 0;
-  const lost = () => lostEvent(now());
+  const lost = () => instanceLost(now());
 
   /** Extends the lease; a lease found gone, or unrenewable for a whole lease, ends the tasks here. */
   const renew = async () => {

@@ -15,6 +15,7 @@ import type { LocalTask } from "./local-tasks.ts";
 import type { RunReport } from "./run-outcome.ts";
 import type { FinalStatus, TaskOrigin } from "./store.ts";
 import { bytesOver, keptTooLarge, resultTooLarge } from "./task-bytes.ts";
+import { inputRequested, statusUpdated, workDone, workProtocolError, workToolError } from "./logic/task-events.ts";
 
 /**
  * Where a run reports what its work produced. The run only reports; it learns what became of the task by
@@ -69,7 +70,7 @@ export class TaskRun implements McpTaskContext, RunReport {
     const limit = this.#sink.maxTaskBytes;
     const bytes = bytesOver(statusMessage, limit);
     if (bytes !== undefined) throw keptTooLarge("task.update: the status message", bytes, limit);
-    void this.#send({ type: "status.update", statusMessage, at: this.#now() });
+    void this.#send(statusUpdated(statusMessage, this.#now()));
   }
 
   sleep(ms: number): Promise<void> {
@@ -156,7 +157,7 @@ export class TaskRun implements McpTaskContext, RunReport {
         this.#asking = false;
         return reject(keptTooLarge("task.requestInput: the question", bytes, limit));
       }
-      const sent = this.#send({ type: "input.request", requests: wire, at: this.#now() });
+      const sent = this.#send(inputRequested(wire, this.#now()));
       if (isThenable(sent)) sent.then(notOpened, notOpened);
       else notOpened();
     });
@@ -203,7 +204,7 @@ export class TaskRun implements McpTaskContext, RunReport {
     const bytes = bytesOver(json, this.#sink.maxTaskBytes);
     if (bytes !== undefined) return this.protocolError(resultTooLarge(bytes, this.#sink.maxTaskBytes));
     this.#task.result = { value: result, json };
-    return this.#send({ type: "work.done", result, at: this.#now() });
+    return this.#send(workDone(result, this.#now()));
   }
 
   /** @internal The run threw or rejected with something other than a McpJsonRpcError. */
@@ -211,12 +212,12 @@ export class TaskRun implements McpTaskContext, RunReport {
     // The message is the tool error's result text: kept as a result is.
     const bytes = bytesOver(message, this.#sink.maxTaskBytes);
     if (bytes !== undefined) return this.protocolError(resultTooLarge(bytes, this.#sink.maxTaskBytes));
-    return this.#send({ type: "work.toolError", message, at: this.#now() });
+    return this.#send(workToolError(message, this.#now()));
   }
 
   /** @internal The run, or its result, failed with a protocol error. */
   protocolError(error: JsonRpcErrorObject): MaybePromise<void> {
-    return this.#send({ type: "work.protocolError", error, at: this.#now() });
+    return this.#send(workProtocolError(error, this.#now()));
   }
 
   #send(event: TaskEvent): MaybePromise<void> {

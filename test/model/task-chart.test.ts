@@ -65,6 +65,10 @@ function checkStep(prev: Snapshot, event: TaskEvent, next: Snapshot, tracker: Tr
     return;
   }
 
+  // The chart records what ended the task, from the ending event alone, and only once it ended.
+  if (next.status === "done") expect(next.context.endedBy, "what ended the task").toBe(endingOf(event));
+  else expect(next.context.endedBy).toBeUndefined();
+
   // Hand-offs are counted one at a time, each by the release of a drained attempt, and never uncounted.
   const handedOff = (next.context.handedOff ?? 0) - (prev.context.handedOff ?? 0);
   const handOff = event.type === "attempt.lost" && event.reason === "shutdown" && prev.context.released !== true && next.context.released === true;
@@ -94,6 +98,28 @@ function checkStep(prev: Snapshot, event: TaskEvent, next: Snapshot, tracker: Tr
     expect(next.context.answers[userKey], `answer for ${userKey}`).toStrictEqual(answer);
   }
   expect(Object.keys(next.context.answers).sort()).toStrictEqual([...tracker.accepted.keys()].sort());
+}
+
+/** What the chart must record as the end of a task that `event` ended. */
+function endingOf(event: TaskEvent): string {
+  switch (event.type) {
+    case "work.done":
+      return "result";
+    case "work.toolError":
+      return "toolError";
+    case "work.protocolError":
+      return "protocolError";
+    case "task.cancel":
+      return "cancelled";
+    case "task.expire":
+      return "expired";
+    case "instance.lost":
+      return "lost";
+    case "attempt.lost":
+      return event.reason;
+    default:
+      throw new Error(`${event.type} never ends a task`);
+  }
 }
 
 /**
@@ -204,6 +230,28 @@ describe("attempts of a run found by name", () => {
       message: "The server instance running this task was lost",
       data: { attempts: 5, reason: "lost", handedOff: 2 },
     });
+  });
+
+  it("fails a closure whose instance was lost, with the loss's message and no attempt count, from either live state", () => {
+    const ask = { type: "input.request", requests: { confirm: { method: "elicitation/create" } }, at } as const;
+    for (const before of [[], [ask]] as TaskEvent[][]) {
+      const end = replay([...before, { type: "instance.lost", at: at + 1 }]).at(-1)!;
+      expect([end.value, end.context.statusMessage, end.context.error, end.context.endedBy, end.context.inputRequests]).toStrictEqual([
+        "failed",
+        "The server instance running this task was lost",
+        { code: -32603, message: "The server instance running this task was lost" },
+        "lost",
+        {},
+      ]);
+    }
+  });
+
+  it("records the drain's own failure as ended by shutdown, and an expiry as expired, whatever the error says", () => {
+    expect(replay([{ type: "attempt.claimed", attempt: 1, at }, lost("shutdown", false, 1)]).at(-1)!.context.endedBy).toBe("shutdown");
+    expect(replay([{ type: "task.expire", at }]).at(-1)!.context.endedBy).toBe("expired");
+    // A run failing with the very error an expiry has is the run's protocol error, not an expiry.
+    const copy = replay([{ type: "work.protocolError", error: { code: -32603, message: "Task expired before it finished" }, at }]).at(-1)!;
+    expect([copy.value, copy.context.endedBy]).toStrictEqual(["failed", "protocolError"]);
   });
 
   it("never hands off a run that allows one attempt: the drain's loss fails it", () => {

@@ -137,8 +137,11 @@ export function chartEventPaths(): TaskEvent[][] {
   return cached.map((events) => [...events]);
 }
 
-/** The events an instance sends when it claims or loses a task's run: not a client's doing, so no model path drives them. */
-export const ATTEMPT_EVENT_TYPES: readonly TaskEvent["type"][] = ["attempt.claimed", "attempt.lost"];
+/**
+ * The events an instance sends when it claims or loses a task's run, or finds the instance running a
+ * closure lost: not a client's doing, so no model path drives them.
+ */
+export const ATTEMPT_EVENT_TYPES: readonly TaskEvent["type"][] = ["attempt.claimed", "attempt.lost", "instance.lost"];
 
 /**
  * Every other event type the chart defines (those of the tool, the client and the clock), written out so

@@ -68,8 +68,8 @@ export function getModelPaths(options: ModelPathOptions = {}): ModelPath[] {
   return paths.map(toModelPath);
 }
 
-/** The events a model path holds: an instance claiming or losing a run is never one of them. */
-type ModelEventType = Exclude<TaskEvent["type"], "attempt.claimed" | "attempt.lost">;
+/** The events a model path holds: an instance claiming or losing a run (or being lost) is never one of them. */
+type ModelEventType = Exclude<TaskEvent["type"], "attempt.claimed" | "attempt.lost" | "instance.lost">;
 
 /** Who makes each kind of event. */
 const MAKER: Readonly<Record<ModelEventType, ModelStep["by"]>> = {
