@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     tasks: "src/tasks/index.ts",
+    "tasks-store": "src/tasks/store-entry.ts",
     "tasks-redis": "src/tasks/redis/index.ts",
     "tasks-sqlite": "src/tasks/sqlite/index.ts",
     "tasks-bullmq": "src/tasks/bullmq/index.ts",

@@ -15,6 +15,7 @@ export default defineConfig({
       { find: /^h3-mcp\/tasks\/sqlite$/, replacement: src("./src/tasks/sqlite/index.ts") },
       { find: /^h3-mcp\/tasks\/bullmq$/, replacement: src("./src/tasks/bullmq/index.ts") },
       { find: /^h3-mcp\/tasks\/testing$/, replacement: src("./src/tasks/testing/index.ts") },
+      { find: /^h3-mcp\/tasks\/store$/, replacement: src("./src/tasks/store-entry.ts") },
       { find: /^h3-mcp\/tasks$/, replacement: src("./src/tasks/index.ts") },
       { find: /^h3-mcp\/auth$/, replacement: src("./src/auth/index.ts") },
       { find: /^h3-mcp\/machines$/, replacement: src("./machines/index.ts") },

@@ -3,7 +3,7 @@
 // object of its own. Every await stands for a round trip. It passes the task store kit:
 //   test/wire/example-store.test.ts runs taskStoreSuite on it.
 import { createHmac, randomUUID } from "node:crypto";
-import { taskStoreUnavailable, type FinalStatus, type NewTask, type StoreRuntime, type TaskOrigin, type TaskRecord, type TaskSnapshot, type TaskStore, type TaskWrite, type WriteOutcome } from "h3-mcp/tasks";
+import { taskStoreUnavailable, type FinalStatus, type NewTask, type StoreRuntime, type TaskOrigin, type TaskRecord, type TaskSnapshot, type TaskStore, type TaskWrite, type WriteOutcome } from "h3-mcp/tasks/store";
 
 /** One row per task: what the contract says a store persists. */
 interface Row {

@@ -17,7 +17,7 @@
 //                  mounted-tools.ts the tool and hooks an attempt away from its creating request starts with
 //   executor.ts    the executor seam: where a named run's attempts execute, and what a worker process holds;
 //                  execution-host.ts how the plugin works both of its halves
-//   store.ts       the task store contract (what a store persists, makes atomic, may drop, and feeds back);
+//   store.ts       the task store contract ("h3-mcp/tasks/store", store-entry.ts) (what a store persists, makes atomic, may drop, and feeds back);
 //                  store-runs.ts its part for runs found by name (run records, fences, claims), and
 //                  run-seal.ts the seal shared stores keep their run records under (Redis, Durable Object)
 //   store-watch.ts a shared store's outages, told once at their start and end
@@ -52,33 +52,8 @@ export type { CreateTaskResult } from "../protocol/types.ts";
 // What a task's tool also reaches for: the error that fails a task, and the input it asks for.
 export { McpJsonRpcError } from "../protocol/errors.ts";
 export { mcpElicit } from "../features/mrtr/input-requests.ts";
-// The task store contract, for a store of your own (docs/task-stores.md), and the default store.
+// The default store, and the type a store option takes; a store's author finds its contract in
+// "h3-mcp/tasks/store" (store-entry.ts).
 export { memoryTaskStore } from "./memory-store.ts";
 export type { MemoryTaskStore } from "./memory-store.ts";
-export { taskStoreUnavailable } from "../protocol/errors.ts";
-export type {
-  ClaimableTask,
-  ClaimOutcome,
-  CreateOutcome,
-  FinalStatus,
-  FinishedTaskRecord,
-  HoldOutcome,
-  LiveTaskRecord,
-  LoadedRun,
-  MaybePromise,
-  NewTask,
-  StoreRuntime,
-  TaskChange,
-  TaskFeed,
-  TaskFence,
-  TaskHold,
-  TaskLimits,
-  TaskOrigin,
-  TaskRecord,
-  TaskRunRecord,
-  TaskSnapshot,
-  TaskStore,
-  TaskWrite,
-  WriteOutcome,
-} from "./store.ts";
-export type { Hub, HubEvent } from "../features/change-hub.ts";
+export type { TaskStore } from "./store.ts";

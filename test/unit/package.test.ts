@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import * as machines from "../../machines/index.ts";
 import * as root from "../../src/index.ts";
 import * as tasks from "../../src/tasks/index.ts";
+import * as store from "../../src/tasks/store-entry.ts";
 import * as redis from "../../src/tasks/redis/index.ts";
 import * as bullmq from "../../src/tasks/bullmq/index.ts";
 import * as sqlite from "../../src/tasks/sqlite/index.ts";
@@ -50,7 +51,8 @@ describe("public entries", () => {
         "mcpValidateElicitation",
       ]
     `);
-    expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "defineTaskRun", "drainOnSignal", "mcpElicit", "mcpTask", "mcpTasks", "memoryTaskStore", "taskStoreUnavailable"]);
+    expect(Object.keys(tasks).sort()).toEqual(["McpJsonRpcError", "TASKS_EXTENSION", "canCreateTask", "defineTaskRun", "drainOnSignal", "mcpElicit", "mcpTask", "mcpTasks", "memoryTaskStore"]);
+    expect(Object.keys(store).sort()).toEqual(["taskStoreUnavailable"]);
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
     expect(Object.keys(redis).sort()).toEqual(["redisTaskStore"]);
     expect(Object.keys(sqlite).sort()).toEqual(["sqliteTaskStore"]);
