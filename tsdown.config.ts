@@ -7,6 +7,7 @@ export default defineConfig({
     "tasks-store": "src/tasks/store-entry.ts",
     "tasks-redis": "src/tasks/redis/index.ts",
     "tasks-sqlite": "src/tasks/sqlite/index.ts",
+    "tasks-postgres": "src/tasks/postgres/index.ts",
     "tasks-bullmq": "src/tasks/bullmq/index.ts",
     "tasks-testing": "src/tasks/testing/index.ts",
     "tasks-durable-object": "src/tasks/durable-object/index.ts",
@@ -23,5 +24,5 @@ export default defineConfig({
   target: "node20",
   dts: true,
   clean: true,
-  external: ["h3", "@opentelemetry/api", "srvx", "xstate", "zod", "nanoid", "redis", "bullmq", "@cfworker/json-schema", "jose", "#workers-platform", "cloudflare:workers"],
+  external: ["h3", "@opentelemetry/api", "srvx", "xstate", "zod", "nanoid", "redis", "bullmq", "pg", "@cfworker/json-schema", "jose", "#workers-platform", "cloudflare:workers"],
 });

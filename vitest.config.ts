@@ -13,6 +13,7 @@ export default defineConfig({
     alias: [
       { find: /^h3-mcp\/tasks\/redis$/, replacement: src("./src/tasks/redis/index.ts") },
       { find: /^h3-mcp\/tasks\/sqlite$/, replacement: src("./src/tasks/sqlite/index.ts") },
+      { find: /^h3-mcp\/tasks\/postgres$/, replacement: src("./src/tasks/postgres/index.ts") },
       { find: /^h3-mcp\/tasks\/bullmq$/, replacement: src("./src/tasks/bullmq/index.ts") },
       { find: /^h3-mcp\/tasks\/testing$/, replacement: src("./src/tasks/testing/index.ts") },
       { find: /^h3-mcp\/tasks\/store$/, replacement: src("./src/tasks/store-entry.ts") },

@@ -120,6 +120,22 @@ describe("the import graph of src/ and machines/", () => {
     expect([...packages].sort()).toEqual(["node:crypto", "node:fs", "node:path"]);
   });
 
+  it("keeps the Postgres entry on its own backend: it reaches no other backend's file, and only its files load pg", () => {
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const target of graph.get(file) ?? []) visit(target);
+    };
+    visit(path.join(root, "src/tasks/postgres/index.ts"));
+    const files = [...reached].map(rel);
+    expect(files).toContain("src/tasks/run-seal.ts");
+    expect(files.filter((file) => /^src\/tasks\/(redis|bullmq|durable-object|sqlite)\//.test(file))).toEqual([]);
+    const loading = [...graph.keys()].filter((file) => ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.some(({ fileName }) => fileName === "pg"));
+    expect(loading.length).toBeGreaterThan(0);
+    expect(loading.map(rel).filter((file) => !file.startsWith("src/tasks/postgres/"))).toEqual([]);
+  });
+
   it("keeps machines/ on xstate alone", () => {
     for (const file of [...graph.keys()].filter((f) => rel(f).startsWith("machines/"))) {
       const specs = ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((f) => f.fileName);

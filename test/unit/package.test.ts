@@ -8,6 +8,7 @@ import * as store from "../../src/tasks/store-entry.ts";
 import * as redis from "../../src/tasks/redis/index.ts";
 import * as bullmq from "../../src/tasks/bullmq/index.ts";
 import * as sqlite from "../../src/tasks/sqlite/index.ts";
+import * as postgres from "../../src/tasks/postgres/index.ts";
 import * as testing from "../../src/tasks/testing/index.ts";
 import * as auth from "../../src/auth/index.ts";
 
@@ -56,6 +57,7 @@ describe("public entries", () => {
     expect(Object.keys(machines).sort()).toEqual(["taskMachine"]);
     expect(Object.keys(redis).sort()).toEqual(["redisTaskStore"]);
     expect(Object.keys(sqlite).sort()).toEqual(["sqliteTaskStore"]);
+    expect(Object.keys(postgres).sort()).toEqual(["postgresTaskStore", "postgresTaskStoreSql"]);
     expect(Object.keys(bullmq).sort()).toEqual(["bullmqExecutor", "startTaskWorker"]);
     expect(Object.keys(testing).sort()).toEqual(["KitAssertionError", "ModelPathError", "TestClientError", "createHold", "createTestClient", "driveModelPath", "getModelPaths", "interruptTask", "taskExecutorSuite", "taskStoreSuite"]);
     expect(Object.keys(auth).sort()).toEqual([
@@ -90,9 +92,9 @@ describe("public entries", () => {
 
   it("uses the app's h3 and installs no schema library", () => {
     // h3 2.x releases, and the 2.0.1 prereleases from rc.2 on: Nitro 3.0.0 pins h3 2.0.1-rc.2.
-    expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0 || ^2.0.1-rc.2", redis: ">=5", bullmq: "^6.7.0", "@opentelemetry/api": "^1.9.0" });
-    // Only the Redis and BullMQ entries load their clients, only the OpenTelemetry entry the API, and only an app that uses one installs it.
-    expect(pkg.peerDependenciesMeta).toEqual({ redis: { optional: true }, bullmq: { optional: true }, "@opentelemetry/api": { optional: true } });
+    expect(pkg.peerDependencies).toEqual({ h3: "^2.0.0 || ^2.0.1-rc.2", redis: ">=5", bullmq: "^6.7.0", pg: "^8.11.0", "@opentelemetry/api": "^1.9.0" });
+    // Only the Redis, BullMQ and Postgres entries load their clients, only the OpenTelemetry entry the API, and only an app that uses one installs it.
+    expect(pkg.peerDependenciesMeta).toEqual({ redis: { optional: true }, bullmq: { optional: true }, pg: { optional: true }, "@opentelemetry/api": { optional: true } });
     expect(Object.keys(pkg.dependencies).sort()).toEqual(["@cfworker/json-schema", "jose", "nanoid", "srvx", "xstate"]);
     expect(pkg.dependencies.zod).toBeUndefined();
     expect(pkg.devDependencies.h3).toBeDefined();

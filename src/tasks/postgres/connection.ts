@@ -1,0 +1,81 @@
+// The store's connections to Postgres: a pool for its statements (the user's, or one it opens from a
+// connection string), every statement bounded in time, and database trouble turned into one clear
+// JSON-RPC error: an outage (refused, cut, shutting down, out of connections, a timeout) is the
+// store-unavailable error (503 with Retry-After), anything else (a bug, a table changed by hand) an
+// internal error that says what Postgres said.
+import pg from "pg";
+import { ErrorCode, McpJsonRpcError, taskStoreUnavailable } from "../../protocol/errors.ts";
+
+/** The part of a node-postgres (8) `Pool` the store uses; `options` lets it open its listening connection alike. */
+export interface PostgresPoolLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  end(): Promise<void>;
+  readonly options?: Record<string, unknown>;
+}
+
+export interface Connection {
+  /** One statement, bounded by the timeout; rejects with the store-unavailable or an internal error. */
+  query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>;
+  /** A new client for LISTEN, on the same server and credentials as the pool. */
+  listener(): pg.Client;
+  /** Ends the pool the store opened (never one passed in). */
+  close(): Promise<void>;
+}
+
+export function openConnection(options: { pool?: PostgresPoolLike; connectionString?: string; timeoutMs: number }): Connection {
+  const { timeoutMs } = options;
+  const owned = !options.pool;
+  const config = {
+    connectionString: options.connectionString,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    // An idle process must exit by itself: idle connections do not hold it open.
+    allowExitOnIdle: true,
+  };
+  const pool: PostgresPoolLike = options.pool ?? (new pg.Pool(config) as unknown as PostgresPoolLike);
+  // An idle connection cut by the server (a restart) is reported as an event; unheard, it would end the process.
+  pool.on("error", () => {});
+  let closed = false;
+
+  return {
+    query<Row>(text: string, values?: unknown[]): Promise<Row[]> {
+      if (closed) return Promise.reject(taskStoreUnavailable("the store was closed"));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(taskStoreUnavailable(`Postgres did not answer within ${timeoutMs} ms`)), timeoutMs);
+      });
+      const work = pool.query(text, values).then(
+        (result) => result.rows as Row[],
+        (error) => Promise.reject(failure(error)),
+      );
+      return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+    },
+    listener() {
+      const base = owned ? config : { ...(options.pool!.options ?? {}) };
+      return new pg.Client({ ...base, connectionTimeoutMillis: timeoutMs, keepAlive: true } as pg.ClientConfig);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (owned) await pool.end().catch(() => {});
+    },
+  };
+}
+
+// SQLSTATE classes that mean the database cannot be used now: connection exceptions, insufficient
+// resources (too many connections, disk full), operator intervention (shutting down, starting up), system
+// errors; and a transaction that lost a serialization race or a deadlock (trying again may work).
+const OUTAGE = /^(08|53|57|58)|^40001$|^40P01$|^55P03$/;
+
+/** What the caller is told of a failed statement. */
+export function failure(error: unknown): McpJsonRpcError {
+  if (McpJsonRpcError.isError(error)) return error;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === "string" ? message : String(error);
+  if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !OUTAGE.test(code)) {
+    return new McpJsonRpcError(ErrorCode.InternalError, `Task store error: ${text} (SQLSTATE ${code})`);
+  }
+  // A network error (refused, reset, timed out) or a connection cut under a statement.
+  return taskStoreUnavailable(`Postgres: ${text}`);
+}
