@@ -3,6 +3,8 @@ import { invalidParams } from "../protocol/errors.ts";
 import type { McpExtensionPlugin } from "./extension-plugin.ts";
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from "./prompts.ts";
 import {
+  checkCacheHints,
+  checkResourceDefinition,
   compileTemplate,
   resourceEntry,
   type CacheHints,
@@ -14,6 +16,7 @@ import { compileTools, type CompiledTool, type ToolDefinition } from "./tools.ts
 import type { Implementation, JsonObject } from "../protocol/types.ts";
 import { SUPPORTED_VERSIONS } from "../protocol/types.ts";
 import { prepareResultMeta, type ResultMeta } from "../protocol/wire.ts";
+import { checkOptions, type OptionNames } from "../utils/options.ts";
 
 /** What the server is and serves. Give it as an object, or as a function of the request. */
 export interface McpServerOptions {
@@ -41,6 +44,16 @@ export interface McpServerOptions {
    */
   serverInfoMeta?: boolean;
 }
+
+const SERVER_KEYS: OptionNames<McpServerOptions> = {
+  name: true, version: true, title: true, description: true, websiteUrl: true, icons: true, instructions: true, tools: true,
+  prompts: true, resources: true, resourceTemplates: true, pageSize: true, cache: true, serverInfoMeta: true,
+};
+// What is given to defineMcpHandler's second argument, mistaken for the server's.
+const HANDLER_CONFIG = "it is the handler config's (defineMcpHandler's second argument)";
+const ELSEWHERE = Object.fromEntries(
+  ["extensionPlugins", "plugins", "maxBodySize", "bodyTimeoutMs", "requestState", "legacy", "onError", "auth", "keepAliveMs", "allowedHosts", "allowedOrigins"].map((key) => [key, `${key}: ${HANDLER_CONFIG}`]),
+);
 
 /** Options compiled once: the tool table, list pages and capability objects. */
 export interface CompiledServer {
@@ -71,6 +84,8 @@ const EMPTY_TOOLS: ToolDefinition<any>[] = [];
  * authenticated event), so nothing they produce may be served with a shared cache scope.
  */
 function compileServer(options: McpServerOptions, perCaller = false): CompiledServer {
+  checkOptions("Server options", options, SERVER_KEYS, { elsewhere: ELSEWHERE });
+  checkCacheHints("Server options", options.cache);
   const toolDefs = options.tools ?? EMPTY_TOOLS;
   let tools = compiledByTools.get(toolDefs);
   if (!tools) {
@@ -95,6 +110,7 @@ function compileServer(options: McpServerOptions, perCaller = false): CompiledSe
   }
   const resources = new Map<string, ResourceDefinition>();
   for (const def of options.resources ?? []) {
+    checkResourceDefinition(def);
     if (resources.has(def.uri)) throw new TypeError(`Duplicate resource URI "${def.uri}"`);
     resources.set(def.uri, def);
   }

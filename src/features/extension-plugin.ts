@@ -264,16 +264,3 @@ export function offerAvailabilityReports(plugin: McpExtensionPlugin, report: Ava
 export function isExtension(plugin: McpPlugin | McpExtensionPlugin): plugin is McpExtensionPlugin {
   return typeof plugin.id === "string";
 }
-
-/**
- * Declares a plugin: an extension (with an `id`, for `extensionPlugins`), or hooks only (for `plugins`).
- *
- * @example
- * const hello = defineMcpPlugin({ id: "com.example/hello", methods: { "hello/say": { handler: () => ({ resultType: "complete" }) } } });
- * const timing = defineMcpPlugin({ name: "timing", wrapRequest: (event, next) => next() });
- */
-export function defineMcpPlugin(plugin: McpExtensionPlugin): McpExtensionPlugin;
-export function defineMcpPlugin(plugin: McpPlugin): McpPlugin;
-export function defineMcpPlugin(plugin: McpPlugin | McpExtensionPlugin): McpPlugin | McpExtensionPlugin {
-  return plugin;
-}

@@ -45,7 +45,7 @@ export { getMcpAuth } from "./authorization.ts";
 export type { McpAuthGuard, McpAuthInfo, McpAuthRefusal, McpTokenRefusalReason } from "./authorization.ts";
 
 // Extension plugins
-export { defineMcpPlugin } from "./extension-plugin.ts";
+export { defineMcpPlugin } from "./define-plugin.ts";
 export type {
   ListenFilter,
   ListenStream,

@@ -3,6 +3,7 @@ import { invalidParams } from "../protocol/errors.ts";
 import { prepareJsonSchemaCheck } from "../protocol/json-schema.ts";
 import { isStandardSchema, prepareSchema, toJsonSchema, type InferSchema, type PreparedSchema, type SchemaInput } from "../protocol/schema.ts";
 import type { ContentBlock, InputRequiredResult, JsonObject } from "../protocol/types.ts";
+import { checkOptions, type OptionNames } from "../utils/options.ts";
 
 export interface PromptMessage {
   role: "user" | "assistant";
@@ -53,7 +54,17 @@ export interface PromptDefinition<S extends SchemaInput | undefined = SchemaInpu
  * });
  */
 export function definePrompt<S extends SchemaInput | undefined = undefined>(def: PromptDefinition<S>): PromptDefinition<S> {
+  checkPromptDefinition(def);
   return def;
+}
+
+const PROMPT_KEYS: OptionNames<PromptDefinition> = {
+  name: true, title: true, description: true, icons: true, arguments: true, complete: true, scopes: true, _meta: true, handler: true,
+};
+
+/** Refuses a key a prompt definition does not have. */
+function checkPromptDefinition(def: PromptDefinition<any>): void {
+  checkOptions(`Prompt ${JSON.stringify(String(def?.name))}`, def, PROMPT_KEYS, { elsewhere: { inputSchema: "a prompt's schema is arguments" } });
 }
 
 export interface CompiledPrompt {
@@ -64,6 +75,7 @@ export interface CompiledPrompt {
 }
 
 export function compilePrompt(def: PromptDefinition<any>): CompiledPrompt {
+  checkPromptDefinition(def);
   const entry: JsonObject = { name: def.name };
   if (def.title !== undefined) entry.title = def.title;
   if (def.description !== undefined) entry.description = def.description;

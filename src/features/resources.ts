@@ -2,6 +2,7 @@ import type { H3Event } from "h3";
 import type { Completer } from "./prompts.ts";
 import type { InputRequiredResult, JsonObject } from "../protocol/types.ts";
 import { parseUriTemplate, type UriTemplate } from "../protocol/uri-template.ts";
+import { checkOneOf, checkOptions, type OptionNames } from "../utils/options.ts";
 
 export interface CacheHints {
   /** How long a client may reuse a list or discover result. */
@@ -63,7 +64,35 @@ export interface ResourceTemplateDefinition extends ResourceMeta {
  * const readme = defineResource({ uri: "docs://readme", name: "README", mimeType: "text/markdown", read: () => "# Hello" });
  */
 export function defineResource(def: ResourceDefinition): ResourceDefinition {
+  checkResourceDefinition(def);
   return def;
+}
+
+const META_KEYS: OptionNames<ResourceMeta> = {
+  name: true, title: true, description: true, mimeType: true, icons: true, annotations: true, _meta: true, cache: true, scopes: true,
+};
+const RESOURCE_KEYS: OptionNames<ResourceDefinition> = { ...META_KEYS, uri: true, size: true, read: true };
+const TEMPLATE_KEYS: OptionNames<ResourceTemplateDefinition> = { ...META_KEYS, uriTemplate: true, complete: true, read: true };
+const CACHE_KEYS: OptionNames<CacheHints> = { ttlMs: true, cacheScope: true };
+const CACHE_SCOPES: readonly NonNullable<CacheHints["cacheScope"]>[] = ["public", "private"];
+
+/** Refuses a key cache hints do not have, and a `cacheScope` that is neither. */
+export function checkCacheHints(where: string, cache: CacheHints | undefined): void {
+  checkOptions(where, cache, CACHE_KEYS, { path: "cache" });
+  checkOneOf(where, "cache.cacheScope", cache?.cacheScope, CACHE_SCOPES);
+}
+
+/** Refuses a key a fixed resource's definition does not have. */
+export function checkResourceDefinition(def: ResourceDefinition): void {
+  const where = `Resource ${JSON.stringify(String(def?.uri))}`;
+  checkOptions(where, def, RESOURCE_KEYS, { elsewhere: { uriTemplate: "a resource with a uriTemplate is defined by defineResourceTemplate and listed in resourceTemplates" } });
+  checkCacheHints(where, def.cache);
+}
+
+function checkTemplateDefinition(def: ResourceTemplateDefinition): void {
+  const where = `Resource template ${JSON.stringify(String(def?.uriTemplate))}`;
+  checkOptions(where, def, TEMPLATE_KEYS, { elsewhere: { uri: "a resource at a fixed uri is defined by defineResource and listed in resources" } });
+  checkCacheHints(where, def.cache);
 }
 
 /**
@@ -77,6 +106,7 @@ export function defineResource(def: ResourceDefinition): ResourceDefinition {
  * });
  */
 export function defineResourceTemplate(def: ResourceTemplateDefinition): ResourceTemplateDefinition {
+  checkTemplateDefinition(def);
   return def;
 }
 
@@ -94,6 +124,7 @@ export function resourceEntry(def: ResourceDefinition): JsonObject {
 }
 
 export function compileTemplate(def: ResourceTemplateDefinition): CompiledTemplate {
+  checkTemplateDefinition(def);
   const entry: JsonObject = { uriTemplate: def.uriTemplate };
   copyMeta(def, entry);
   return { def, entry, matcher: parseUriTemplate(def.uriTemplate) };

@@ -2,6 +2,7 @@ import type { H3Event } from "h3";
 import { prepareJsonSchemaCheck } from "../protocol/json-schema.ts";
 import { isStandardSchema, prepareSchema, toJsonSchema, type InferSchema, type PreparedSchema, type SchemaInput } from "../protocol/schema.ts";
 import type { CallToolResult, CreateTaskResult, InputRequiredResult, JsonObject, TaskSupport, ToolAnnotations } from "../protocol/types.ts";
+import { checkOneOf, checkOptions, type OptionNames } from "../utils/options.ts";
 
 /** What a tool handler may return. Plugins may produce more (the tasks extension returns a task handle). */
 export type ToolReturn =
@@ -52,7 +53,23 @@ export interface ToolDefinition<S extends SchemaInput | undefined = SchemaInput 
  * });
  */
 export function defineTool<S extends SchemaInput | undefined = undefined>(def: ToolDefinition<S>): ToolDefinition<S> {
+  checkToolDefinition(def);
   return def;
+}
+
+const TOOL_KEYS: OptionNames<ToolDefinition> = {
+  name: true, title: true, description: true, icons: true, inputSchema: true, outputSchema: true, annotations: true,
+  execution: true, scopes: true, _meta: true, handler: true,
+};
+const EXECUTION_KEYS: OptionNames<NonNullable<ToolDefinition["execution"]>> = { taskSupport: true };
+const TASK_SUPPORT: readonly TaskSupport[] = ["required", "optional", "forbidden"];
+
+/** Refuses a key a tool definition does not have, and a `taskSupport` no client would understand. */
+function checkToolDefinition(def: ToolDefinition<any>): void {
+  const where = `Tool ${JSON.stringify(typeof def?.name === "string" ? def.name : String(def?.name))}`;
+  checkOptions(where, def, TOOL_KEYS, { elsewhere: { taskSupport: 'taskSupport goes under execution: execution: { taskSupport: "optional" }' } });
+  checkOptions(where, def.execution, EXECUTION_KEYS, { path: "execution" });
+  checkOneOf(where, "execution.taskSupport", def.execution?.taskSupport, TASK_SUPPORT);
 }
 
 /** A tool prepared at mount: its `tools/list` entry, header bindings and schemas. */
@@ -75,6 +92,7 @@ const EMPTY_INPUT_SCHEMA: JsonObject = { type: "object", additionalProperties: f
 prepareJsonSchemaCheck(EMPTY_INPUT_SCHEMA, "The empty inputSchema");
 
 function compileTool(def: ToolDefinition<any>): CompiledTool {
+  checkToolDefinition(def);
   if (!TOOL_NAME.test(def.name)) throw new TypeError(`Invalid tool name "${def.name}": use 1-128 of [A-Za-z0-9_.-]`);
   const where = `Tool "${def.name}":`;
   const input = def.inputSchema === undefined ? undefined : prepareSchema(def.inputSchema, `${where} inputSchema`);

@@ -25,6 +25,7 @@ import { isTaskRun, servedRuns } from "./task-runs.ts";
 import { DEFAULT_MAX_TASK_BYTES } from "./task-bytes.ts";
 import { mergeOrigins, originOf } from "./task-origin.ts";
 import type { TaskOrigin, TaskStore } from "./store.ts";
+import { checkOptions, type OptionNames } from "../utils/options.ts";
 
 export interface McpTasksOptions<S extends TaskStore = TaskStore> {
   /** Serve tasks to this request? A rejected request gets -32601 for tasks/*, no task subscription, and mcpTask throws. */
@@ -96,6 +97,16 @@ export interface McpTasksOptions<S extends TaskStore = TaskStore> {
   executor?: TaskExecutor;
 }
 
+const OPTION_NAMES: OptionNames<McpTasksOptions> = {
+  enabled: true, max: true, maxPerOwner: true, ttlMs: true, pollIntervalMs: true, maxTaskBytes: true, bind: true,
+  origin: true, inspect: true, store: true, clock: true, newTaskId: true, runs: true, executor: true,
+};
+// Options people give mcpTasks() that belong to another object.
+const ELSEWHERE = {
+  secret: "secret is the store's option: give it to the store, e.g. redisTaskStore({ secret }), then mcpTasks({ store })",
+  leaseMs: "leaseMs is the store's option: give it to the store, e.g. redisTaskStore({ leaseMs }), then mcpTasks({ store })",
+};
+
 /** A source of the current time, in epoch milliseconds. */
 export interface McpTasksClock {
   now(): number;
@@ -126,6 +137,7 @@ export type McpTasksPlugin<S extends TaskStore = TaskStore> = McpExtensionPlugin
  * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ ttlMs: 60_000 })] });
  */
 export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTasksOptions<S> = {}): McpTasksPlugin<S> {
+  checkOptions("mcpTasks()", options, OPTION_NAMES, { elsewhere: ELSEWHERE });
   const clock = options.clock;
   const now = clock ? () => clock.now() : Date.now;
   // Each goes on the wire (or bounds what does) as an integer: anything else is refused here, not sent.

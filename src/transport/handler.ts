@@ -7,61 +7,21 @@ import { handleLegacy, handleLegacyStream } from "./legacy.ts";
 import { deliverResponse } from "./legacy-input.ts";
 import { handleModern, type JsonRpcMessage } from "./modern.ts";
 import { reportUnexpected, staticExtensions, type Mount } from "./mount.ts";
-import { offerAvailabilityReports, offerHub, type McpExtensionPlugin, type McpPlugin } from "../features/extension-plugin.ts";
+import { offerAvailabilityReports, offerHub } from "../features/extension-plugin.ts";
 import { installedPlugins } from "./installed-plugins.ts";
 import { composeHooks } from "../features/hooks.ts";
 import { offerMountedHandler, type MountedHandler } from "../features/mounted-handler.ts";
-import { createRequestStateSigner, type RequestStateOptions } from "../features/mrtr/request-state-signer.ts";
-import { createOriginCheck, type OriginPolicy } from "./security.ts";
+import { createRequestStateSigner } from "../features/mrtr/request-state-signer.ts";
+import { createOriginCheck } from "./security.ts";
 import { createServerResolver, type McpServerOptions, type ServerResolver } from "../features/compiled-server.ts";
 import { applyListChange, type ListOperation, type McpListItems, type McpListKeys } from "../features/list-changes.ts";
-import { createSessionStore, type SessionOptions } from "./sessions.ts";
+import { createSessionStore } from "./sessions.ts";
 import { isLegacyVersion, META, MODERN_VERSION } from "../protocol/types.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { emptyResponse, errorResponse, jsonResponse, toJsonRpcError, type Era, type WireResponse } from "../protocol/wire.ts";
-import { assertScopesGuarded, type McpAuthGuard, type McpAuthInfo } from "../features/authorization.ts";
+import { assertScopesGuarded, type McpAuthInfo } from "../features/authorization.ts";
 import { isThenable } from "../utils/is-thenable.ts";
-
-/** Transport, security and extension settings, fixed at mount. */
-export interface McpHandlerConfig extends OriginPolicy {
-  /** MCP extensions to serve, each with its own options, e.g. `mcpTasks()` from "h3-mcp/tasks"; nothing else. */
-  extensionPlugins?: McpExtensionPlugin[];
-  /**
-   * Plugins of hooks only, e.g. `mcpOpenTelemetry()` from "h3-mcp/otel", an audit log or a rate limit; no
-   * extension. Their hooks wrap outside the extensions' own, the first outermost.
-   */
-  plugins?: McpPlugin[];
-  /** Largest accepted request body in bytes; larger ones get 413. Default 4 MiB. */
-  maxBodySize?: number;
-  /**
-   * Milliseconds a client has to send a request's whole body, from when the handler starts reading it; a
-   * slower one gets 408 and its connection is closed. On Node, Bun and Deno one timer ticking every quarter of
-   * this serves every body, so the 408 comes between 1× and 1.25× this after the read started. Default 10 000;
-   * `Infinity` for no deadline.
-   */
-  bodyTimeoutMs?: number;
-  /** Signing of MRTR `requestState`. */
-  requestState?: RequestStateOptions;
-  /** Serve initialize-based (2025-11-25 and older) clients on the same route. Default true. */
-  legacy?: boolean | SessionOptions;
-  /**
-   * Called with what the server did wrong: unexpected errors (the client only sees a generic internal error).
-   * What a client did (hung up, sent its body too slowly, brought a bad token) never comes here: plugins
-   * hear of it (`clientError`, `authRefused`).
-   */
-  onError?: (error: unknown, event: H3Event) => void;
-  /**
-   * Protects the route as an OAuth 2.1 resource server: `mcpAuth(...)` from "h3-mcp/auth". Every request
-   * (both eras, GET and DELETE of legacy sessions too) is authenticated before anything else runs, and the
-   * identity is on the request (`getMcpAuth(event)`, `getMcpContext(event).auth`).
-   */
-  auth?: McpAuthGuard;
-  /**
-   * Milliseconds between the keep-alive comments on listen and legacy GET streams. Default 5000:
-   * well under Bun's default 10 s idle timeout, the strictest among the servers h3 runs on.
-   */
-  keepAliveMs?: number;
-}
+import { checkHandlerConfig, type McpHandlerConfig } from "./handler-config.ts";
 
 /** The h3 handler for an MCP route, with the app's announcement API. */
 export type McpHandler = EventHandlerWithFetch & {
@@ -109,6 +69,7 @@ export function defineMcpHandler(
   options: McpServerOptions | ((event: H3Event) => McpServerOptions),
   config: McpHandlerConfig = {},
 ): McpHandler {
+  checkHandlerConfig(config);
   const { plugins, installed } = installedPlugins(config.extensionPlugins, config.plugins);
   const pluginMethods: Mount["pluginMethods"] = new Map();
   const nameParams = new Map(CORE_NAME_PARAMS);

@@ -10,6 +10,7 @@
 // Imports: features/, protocol/, utils/; never tasks/ (the core serves tasks only through the plugin contract).
 // This file is the layer's public face, re-exported by src/index.ts; code inside src/ imports the files themselves.
 export { defineMcpHandler } from "./handler.ts";
-export type { McpHandler, McpHandlerConfig } from "./handler.ts";
+export type { McpHandler } from "./handler.ts";
+export type { McpHandlerConfig } from "./handler-config.ts";
 export type { OriginPolicy } from "./security.ts";
 export type { SessionOptions } from "./sessions.ts";

@@ -1,5 +1,6 @@
 // The handler's two plugin options, checked at definition: MCP extensions (`extensionPlugins`) and plugins of
 // hooks only (`plugins`), and the order their hooks run in.
+import { checkPluginKeys } from "../features/define-plugin.ts";
 import { isExtension, type McpExtensionPlugin, type McpPlugin } from "../features/extension-plugin.ts";
 
 /**
@@ -21,6 +22,7 @@ export function installedPlugins(
   }
   const extension = hooksOnly.find(isExtension);
   if (extension) throw new TypeError(`defineMcpHandler: ${extension.id} is an MCP extension: install it with extensionPlugins, not plugins`);
+  for (const plugin of hooksOnly) checkPluginKeys(`defineMcpHandler: ${describePlugin(plugin as McpPlugin)} in plugins`, plugin);
   return { plugins: extensions.filter(isExtension), installed: [...hooksOnly, ...extensions] };
 }
 

@@ -31,6 +31,7 @@ import { createSealedParts, finalForChannel } from "../sealed-parts.ts";
 import { RENEW } from "./run-scripts.ts";
 import { APPLY, CREATE, CREATED, ID_TAKEN, OWNER_FULL, VERSIONS } from "./scripts.ts";
 import { CHART_VERSION, expiryOfSnapshot } from "../snapshot-codec.ts";
+import { checkOptions, type OptionNames } from "../../utils/options.ts";
 
 export interface RedisTaskStoreOptions {
   /** `redis://…` of the server; ignored when `client` is given. */
@@ -57,6 +58,8 @@ export interface RedisTaskStoreOptions {
    */
   secret?: string;
 }
+
+const OPTION_NAMES: OptionNames<RedisTaskStoreOptions> = { url: true, client: true, prefix: true, leaseMs: true, timeoutMs: true, secret: true };
 
 export interface RedisTaskStoreStats {
   /** Handler hubs bridged through Redis. */
@@ -92,6 +95,7 @@ export interface RedisTaskStore extends TaskStore {
  * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store, bind: (event) => userOf(event) })] });
  */
 export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskStore {
+  checkOptions("redisTaskStore()", options, OPTION_NAMES);
   if (!options.client && !options.url) throw new TypeError("redisTaskStore needs a url or a client");
   const prefix = options.prefix ?? "h3-mcp";
   const leaseMs = options.leaseMs ?? 15_000;
