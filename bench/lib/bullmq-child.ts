@@ -22,7 +22,7 @@ if (positionals[0] === "raw") {
   const { startTaskWorker } = await import("h3-mcp/tasks/bullmq");
   const { BENCH_QUEUE, benchTasks } = await import("./bullmq-tasks.ts");
   const web = benchTasks(url, true);
-  const worker = startTaskWorker({ tasks: web.tasks, url, queueName: BENCH_QUEUE, concurrency, shutdownOn: false });
+  const worker = startTaskWorker({ host: web.tasks.host, url, queueName: BENCH_QUEUE, concurrency, shutdownOn: false });
   await worker.ready;
   console.log("ready");
   process.once("SIGTERM", () => void worker.close().then(() => web.close()).then(() => process.exit(0)));

@@ -39,7 +39,7 @@ const runTasks = mcpTasks({
   runs: [quickRun],
   executor,
 });
-executor.serve(runTasks);
+executor.serve(runTasks.host);
 const quickNamed = defineTool({ name: "quick", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run: quickRun, input: {} }) });
 
 const app = new H3();

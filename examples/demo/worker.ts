@@ -18,7 +18,7 @@ const concurrency = envMs(env, "MCP_WORKER_CONCURRENCY", 4);
 const environment = await demoEnvironment({ ...env, MCP_TASKS_EXECUTOR: "bullmq" });
 const { tasks } = createDemo(environment.tasks);
 const worker = startTaskWorker({
-  tasks,
+  host: tasks.host,
   url: env.REDIS_URL,
   concurrency,
   drainMs,

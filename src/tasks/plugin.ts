@@ -113,11 +113,13 @@ export interface McpTasksClock {
 }
 
 /**
- * The installed plugin, with its store and its runtime's figures reachable for tests and tooling. It is
- * also what a worker process executes the attempts an executor delivers with (`execute`, `fail`).
+ * The installed plugin, with its store and its runtime's figures reachable for tests and tooling, and
+ * `host`: what a worker process executes the attempts an executor delivers with (docs/executors.md).
  */
-export type McpTasksPlugin<S extends TaskStore = TaskStore> = McpExtensionPlugin & TaskExecutionHost & {
+export type McpTasksPlugin<S extends TaskStore = TaskStore> = McpExtensionPlugin & {
   readonly store: S;
+  /** This process's worker half: `execute`, `fail` and `drain` for the attempts an executor delivers here. */
+  readonly host: TaskExecutionHost;
   readonly stats: TaskRuntimeStats;
   /**
    * Drains this instance before it stops (docs/durability.md): no new run starts here (creating a closure
@@ -186,8 +188,7 @@ export function mcpTasks<S extends TaskStore = MemoryTaskStore>(options: McpTask
       return runtime.stats;
     },
     drain: (drainOptions) => runtime.drain(drainOptions),
-    execute: host.execute,
-    fail: host.fail,
+    host,
   };
   keepRuntime(plugin, runtime);
   offerTasks(plugin, {

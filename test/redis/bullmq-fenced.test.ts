@@ -64,7 +64,7 @@ function logicalServer() {
     async worker(who: string): Promise<{ worker: TaskWorker; store: RedisTaskStore; errors: unknown[] }> {
       const { store, tasks } = instance(who);
       const errors: unknown[] = [];
-      const worker = startTaskWorker({ tasks, url: redis.url, queueName, shutdownOn: false, lockMs: LOCK_MS, onError: (error) => errors.push(error) });
+      const worker = startTaskWorker({ host: tasks.host, url: redis.url, queueName, shutdownOn: false, lockMs: LOCK_MS, onError: (error) => errors.push(error) });
       cleanups.push(() => worker.close({ deadlineMs: 0 }));
       await worker.ready;
       return { worker, store, errors };

@@ -25,8 +25,8 @@ taskExecutorSuite({
     const executor = bullmqExecutor({ url: redis.url, queueName });
     return {
       executor,
-      serve(tasks) {
-        const worker = startTaskWorker({ tasks, url: redis.url, queueName, shutdownOn: false, lockMs: 1000, unservedRetryMs: 100 });
+      serve(host) {
+        const worker = startTaskWorker({ host, url: redis.url, queueName, shutdownOn: false, lockMs: 1000, unservedRetryMs: 100 });
         return worker.ready.then(() => ({ stop: () => worker.close({ deadlineMs: 0 }) }));
       },
       close: () => executor.close(),

@@ -55,7 +55,7 @@ describe("a worker's execute answer for an attempt that left it", () => {
     const web = instance(prefix, "web", attempts);
     const a = instance(prefix, "a", attempts);
     const { taskId } = await web.create();
-    const executed = a.tasks.execute(taskId);
+    const executed = a.tasks.host.execute(taskId);
     await until(() => attempts.length === 1, 5000, "attempt 1 on a");
 
     expect(await a.tasks.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 1, failed: 0, fenced: 0 });
@@ -70,13 +70,13 @@ describe("a worker's execute answer for an attempt that left it", () => {
     const a = instance(prefix, "a", attempts);
     const b = instance(prefix, "b", attempts);
     const { taskId } = await web.create();
-    const executedOnA = a.tasks.execute(taskId);
+    const executedOnA = a.tasks.host.execute(taskId);
     await until(() => attempts.length === 1, 5000, "attempt 1 on a");
 
     // a drains with time to spare: its attempt would be handed off only at the deadline.
     const drained = a.tasks.drain({ deadlineMs: 60_000 });
     await a.lose();
-    expect(await b.tasks.execute(taskId)).toEqual({ outcome: "finished", status: "completed", attempt: 2 });
+    expect(await b.tasks.host.execute(taskId)).toEqual({ outcome: "finished", status: "completed", attempt: 2 });
     expect(await executedOnA).toEqual({ outcome: "fenced", attempt: 1 });
     // Nothing was left for a's drain to hand off: the attempt had left a by then.
     expect(await drained).toEqual({ finished: 0, handedOff: 0, failed: 0, fenced: 1 });

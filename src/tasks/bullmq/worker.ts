@@ -11,8 +11,11 @@ import { redeliveryTime } from "./job-outcome.ts";
 import { onShutdownSignals } from "../shutdown-signals.ts";
 
 export interface TaskWorkerOptions extends BullmqConnectionOptions {
-  /** The tasks plugin of this process, made with the same options (store, runs, secret, executor) as the web instances'. */
-  tasks: TaskExecutionHost;
+  /**
+   * The worker half of this process's tasks plugin (`tasks.host`), the plugin made with the same options
+   * (store, runs, executor) as the web instances'.
+   */
+  host: TaskExecutionHost;
   /** The most runs executing here at the same time. Default 4. */
   concurrency?: number;
   /** The most a shutdown waits for the runs here before handing the retryable ones off. Default 10 000. */
@@ -58,11 +61,11 @@ export interface TaskWorker {
  *
  * @example
  * const tasks = mcpTasks({ store, runs: [render], executor: bullmqExecutor({ url }) });
- * const worker = startTaskWorker({ tasks, url, concurrency: 8 });
+ * const worker = startTaskWorker({ host: tasks.host, url, concurrency: 8 });
  * await worker.ready;
  */
 export function startTaskWorker(options: TaskWorkerOptions): TaskWorker {
-  const tasks = options.tasks;
+  const tasks = options.host;
   const concurrency = positive("concurrency", options.concurrency ?? 4);
   const drainMs = nonNegative("drainMs", options.drainMs ?? 10_000);
   const lockMs = positive("lockMs", options.lockMs ?? 15_000);

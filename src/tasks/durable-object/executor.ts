@@ -38,7 +38,7 @@ export function servingHost(name: string): TaskExecutionHost | undefined {
  * @example
  * const executor = durableObjectExecutor(env.MCP_TASKS);
  * const tasks = mcpTasks({ store, runs: [render], executor });
- * executor.serve(tasks);
+ * executor.serve(tasks.host);
  */
 export function durableObjectExecutor(namespace: TasksObjectNamespace, options: DurableObjectExecutorOptions = {}): DurableObjectExecutor {
   const name = options.name ?? "h3-mcp";

@@ -191,14 +191,14 @@ export function taskExecutorSuite(kit: TaskExecutorKitOptions): void {
 
     test("a worker's host: gone for an unknown task, unserved for a run it does not serve, and fail ends a task naming the executor", async (c) => {
       const { plugin: bare } = await c.worker("worker-bare", { runs: false });
-      equal(await bare.execute("no-such-task"), { outcome: "gone" }, "an unknown task is gone");
+      equal(await bare.host.execute("no-such-task"), { outcome: "gone" }, "an unknown task is gone");
       const { taskId } = await tasksClient(c.web).create("hold");
-      const unserved = await bare.execute(taskId);
+      const unserved = await bare.host.execute(taskId);
       equal(unserved, { outcome: "unserved", name: "kit.hold", version: 1 }, "a run this worker does not serve");
-      await bare.fail(taskId, "The queue gave up on this run");
+      await bare.host.fail(taskId, "The queue gave up on this run");
       const failed = await untilStatus(c, c.web, taskId, "failed");
       includes(failed.error, { code: -32603, message: "The queue gave up on this run", data: { reason: "executor", executor: c.executor.name } });
-      equal(await bare.execute(taskId), { outcome: "gone" }, "a final task is gone");
+      equal(await bare.host.execute(taskId), { outcome: "gone" }, "a final task is gone");
     });
   });
 }

@@ -20,7 +20,7 @@ export interface ExecutorUnderTest {
   /** What web instances and workers are given (`mcpTasks({ executor })`). */
   readonly executor: TaskExecutor;
   /**
-   * Makes `host` (a worker's tasks plugin) a worker: the executor delivers attempts to it from now on,
+   * Makes `host` (a worker's `tasks.host`) a worker: the executor delivers attempts to it from now on,
    * calling `host.execute(taskId)`. `stop` drains it with a deadline of 0 (its retryable runs are handed
    * off and delivered elsewhere) and delivers to it no more.
    */
@@ -213,7 +213,7 @@ export function executorTest(kit: TaskExecutorKitOptions, name: string, body: (c
         const plugin = mcpTasks({ store: stores[nextStore++]!, runs: workerOptions.runs === false ? [] : Object.values(runs), executor: given });
         // Installed in a handler made like a web instance's, never served: the attempts here find their tool and hooks.
         defineMcpHandler({ name: "kit", version: "1", tools: kitTools(runs, label) }, { plugins: [wrapRecorder(label, seen)], extensionPlugins: [plugin] });
-        const served = await under.serve(plugin);
+        const served = await under.serve(plugin.host);
         let stopped: Promise<unknown> | undefined;
         const stop = () => (stopped ??= served.stop());
         stops.push(stop);

@@ -52,7 +52,7 @@ const count = defineTaskRun({
 const store = durableObjectTaskStore(tasksObject, { secret: "runs-smoke-secret", leaseMs: 5000 });
 const executor = durableObjectExecutor(tasksObject);
 const tasks = mcpTasks({ store, runs: [askLater, count], executor, pollIntervalMs: 100 });
-executor.serve(tasks);
+executor.serve(tasks.host);
 
 const tools = [
   defineTool({ name: "ask_later", execution: { taskSupport: "required" }, handler: (event) => mcpTask(event, { run: askLater, input: {} }) }),
