@@ -21,7 +21,7 @@ const worker = startTaskWorker({
   host: tasks.host,
   url: env.REDIS_URL,
   concurrency,
-  drainMs,
+  deadlineMs: drainMs,
   // BullMQ takes back the job of a worker gone silent about when the store's lease lapses.
   lockMs: envMs(env, "MCP_TASKS_LEASE_MS", DEMO_LEASE_MS),
   shutdownOn: false,

@@ -19,7 +19,7 @@ export interface TaskWorkerOptions extends BullmqConnectionOptions {
   /** The most runs executing here at the same time. Default 4. */
   concurrency?: number;
   /** The most a shutdown waits for the runs here before handing the retryable ones off. Default 10 000. */
-  drainMs?: number;
+  deadlineMs?: number;
   /**
    * How long a job stays this worker's without renewal: after it lapses (the worker died or froze), BullMQ
    * gives the job to another worker, which claims the task once the store's lease lapsed too. Keep it
@@ -67,7 +67,7 @@ export interface TaskWorker {
 export function startTaskWorker(options: TaskWorkerOptions): TaskWorker {
   const tasks = options.host;
   const concurrency = positive("concurrency", options.concurrency ?? 4);
-  const drainMs = nonNegative("drainMs", options.drainMs ?? 10_000);
+  const drainDeadlineMs = nonNegative("deadlineMs", options.deadlineMs ?? 10_000);
   const lockMs = positive("lockMs", options.lockMs ?? 15_000);
   const stalledCheckMs = positive("stalledCheckMs", options.stalledCheckMs ?? Math.max(1, Math.round(lockMs / 3)));
   const maxStalledCount = positive("maxStalledCount", options.maxStalledCount ?? 10);
@@ -121,7 +121,7 @@ export function startTaskWorker(options: TaskWorkerOptions): TaskWorker {
   let closing: Promise<DrainReport> | undefined;
   const close = (closeOptions: { deadlineMs?: number } = {}): Promise<DrainReport> =>
     (closing ??= (async () => {
-      const deadlineMs = closeOptions.deadlineMs ?? drainMs;
+      const deadlineMs = closeOptions.deadlineMs ?? drainDeadlineMs;
       // BullMQ stops fetching and waits for its active jobs; the drain makes each of them end in time
       // (finished, or handed off and its job put back for another worker).
       const closed = worker.close();
