@@ -4,7 +4,8 @@
 import { fetchBounded, fetchIssuerMetadata, readJson, type FetchOptions } from "./discovery.ts";
 import { AuthorizationServerUnavailableError, InvalidTokenError } from "./refusals.ts";
 import { scopesOfClaims } from "./scopes.ts";
-import { audiencesOf, type AudiencePolicy, type TokenVerifier, type VerifiedToken } from "./verifier.ts";
+import { AUDIENCE_NAMES, audiencesOf, type AudiencePolicy, type TokenVerifier, type VerifiedToken } from "./verifier.ts";
+import { checkOneOf, checkOptions, type OptionNames } from "../utils/options.ts";
 
 export interface IntrospectionVerifierOptions extends FetchOptions {
   /** The authorization server's issuer identifier: the identity's issuer, and where the endpoint is found. */
@@ -28,6 +29,12 @@ export interface IntrospectionVerifierOptions extends FetchOptions {
   audience?: AudiencePolicy;
 }
 
+const OPTION_NAMES: OptionNames<IntrospectionVerifierOptions> = {
+  issuer: true, endpoint: true, clientId: true, clientSecret: true, clientAuthMethod: true, cacheTtlMs: true, clockToleranceSeconds: true,
+  audience: true, fetch: true, timeoutMs: true,
+};
+const CLIENT_AUTH_METHODS: readonly NonNullable<IntrospectionVerifierOptions["clientAuthMethod"]>[] = ["client_secret_basic", "client_secret_post"];
+
 /**
  * Verifies opaque tokens by asking the authorization server (RFC 7662 introspection).
  *
@@ -35,6 +42,9 @@ export interface IntrospectionVerifierOptions extends FetchOptions {
  * introspectionVerifier({ issuer: "https://auth.example.com", clientId: "mcp-server", clientSecret: process.env.INTROSPECTION_SECRET! });
  */
 export function introspectionVerifier(options: IntrospectionVerifierOptions): TokenVerifier {
+  checkOptions("introspectionVerifier()", options, OPTION_NAMES);
+  checkOptions("introspectionVerifier()", options.audience, AUDIENCE_NAMES, { path: "audience" });
+  checkOneOf("introspectionVerifier()", "clientAuthMethod", options.clientAuthMethod, CLIENT_AUTH_METHODS);
   if (!options.clientId || !options.clientSecret) throw new TypeError("introspectionVerifier: clientId and clientSecret are required");
   const ttl = options.cacheTtlMs ?? 60_000;
   if (!(ttl >= 0)) throw new TypeError("introspectionVerifier: cacheTtlMs must be a number of milliseconds >= 0");

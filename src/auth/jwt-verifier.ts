@@ -6,7 +6,8 @@ import type { FetchOptions } from "./discovery.ts";
 import { createIssuerKeys } from "./issuer-keys.ts";
 import { AuthorizationServerUnavailableError, InvalidTokenError } from "./refusals.ts";
 import { scopesOfClaims } from "./scopes.ts";
-import { audiencesOf, type AudiencePolicy, type TokenVerifier, type VerifiedToken } from "./verifier.ts";
+import { AUDIENCE_NAMES, audiencesOf, type AudiencePolicy, type TokenVerifier, type VerifiedToken } from "./verifier.ts";
+import { checkOptions, type OptionNames } from "../utils/options.ts";
 
 /** Asymmetric JWS algorithms: never `none`, never HMAC (whose key a verifier holding public keys would be handed). */
 export const ASYMMETRIC_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
@@ -41,6 +42,9 @@ export interface JwtVerifierOptions extends FetchOptions {
 
 const KID = /^[\x21-\x7E]{1,256}$/;
 
+const OPTION_NAMES: OptionNames<JwtVerifierOptions> = { issuers: true, clockToleranceSeconds: true, keysCooldownMs: true, keysMaxAgeMs: true, fetch: true, timeoutMs: true };
+const ISSUER_NAMES: OptionNames<JwtIssuer> = { issuer: true, jwksUri: true, algorithms: true, typ: true, audience: true };
+
 /**
  * Verifies JWT access tokens (RFC 9068) of one or more issuers with their published keys.
  *
@@ -48,6 +52,11 @@ const KID = /^[\x21-\x7E]{1,256}$/;
  * mcpAuth({ resource: "https://mcp.example.com/mcp", verifier: jwtVerifier({ issuers: [{ issuer: "https://auth.example.com" }] }) });
  */
 export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
+  checkOptions("jwtVerifier()", options, OPTION_NAMES, { elsewhere: { issuer: "give issuers: [{ issuer }]" } });
+  for (const [i, config] of (Array.isArray(options.issuers) ? options.issuers : []).entries()) {
+    checkOptions("jwtVerifier()", config, ISSUER_NAMES, { path: `issuers[${i}]` });
+    checkOptions("jwtVerifier()", config?.audience, AUDIENCE_NAMES, { path: `issuers[${i}].audience` });
+  }
   if (!options.issuers?.length) throw new TypeError("jwtVerifier: give at least one issuer");
   const tolerance = options.clockToleranceSeconds ?? 10;
   const byIssuer = new Map<string, { config: JwtIssuer; algorithms: string[]; keys: JWTVerifyGetKey }>();

@@ -11,6 +11,7 @@ import { canonicalResource, metadataUrl, namesResource, rootMetadataUrl } from "
 import { assertScopes, createScopeExpander, holdsAll, type ScopeHierarchy } from "./scopes.ts";
 import { TokenCache } from "./token-cache.ts";
 import type { TokenVerifier, VerifiedToken, VerifyToken } from "./verifier.ts";
+import { checkOptions, type OptionNames } from "../utils/options.ts";
 
 export interface McpAuthOptions {
   /**
@@ -77,6 +78,12 @@ type Refusal = Omit<McpAuthRefusal, "remembered">;
 
 type Refused = ((refusal: McpAuthRefusal) => void) | undefined;
 
+const OPTION_NAMES: OptionNames<McpAuthOptions> = {
+  resource: true, verifier: true, scopes: true, scopesSupported: true, scopeHierarchy: true, authorizationServers: true, metadata: true,
+  metadataMaxAgeSeconds: true, cache: true, maxTokenLength: true, retryAfterSeconds: true,
+};
+const CACHE_NAMES: OptionNames<Exclude<McpAuthOptions["cache"], false | undefined>> = { max: true };
+
 /**
  * Protects an MCP route as an OAuth 2.1 resource server, as the MCP authorization spec says.
  *
@@ -89,6 +96,8 @@ type Refused = ((refusal: McpAuthRefusal) => void) | undefined;
  * const app = auth.serveMetadata(new H3()).all("/mcp", defineMcpHandler(options, { auth }));
  */
 export function mcpAuth(options: McpAuthOptions): McpAuth {
+  checkOptions("mcpAuth()", options, OPTION_NAMES, { elsewhere: { issuers: "issuers are the verifier's: verifier: jwtVerifier({ issuers })" } });
+  if (options?.cache !== false) checkOptions("mcpAuth()", options?.cache, CACHE_NAMES, { path: "cache" });
   const resource = canonicalResource(options.resource);
   const verifier: TokenVerifier = typeof options.verifier === "function" ? customVerifier(options.verifier) : options.verifier;
   if (!verifier || typeof verifier.verify !== "function") throw new TypeError("mcpAuth: verifier must be jwtVerifier(), introspectionVerifier() or a function");

@@ -1,5 +1,6 @@
 // The contract every token verifier meets (JWT, introspection, or the app's own function): a token in,
 // what it proves out, or a refusal thrown.
+import type { OptionNames } from "../utils/options.ts";
 
 /** Audiences a token may name instead of this server's canonical URI (RFC 8707), for issuers that cannot say it. */
 export interface AudiencePolicy {
@@ -15,6 +16,9 @@ export interface AudiencePolicy {
    */
   allowMissing?: boolean;
 }
+
+/** Every key of an `AudiencePolicy`, for the verifiers' checks of their options. */
+export const AUDIENCE_NAMES: OptionNames<AudiencePolicy> = { accept: true, allowMissing: true };
 
 /** What a verifier learned from a token it accepts. */
 export interface VerifiedToken {

@@ -24,6 +24,7 @@ import { ATTR, DURATION_BUCKETS, EVENT, METRIC, TOOL_ERROR } from "./conventions
 import { createOperations, type Operation } from "./operations.ts";
 import { createTaskTracing, type TaskStoreSize } from "./task-spans.ts";
 import { traceparentOf } from "./trace-context.ts";
+import { checkOptions, type OptionNames } from "../utils/options.ts";
 
 export interface McpOpenTelemetryOptions {
   /** Where spans go. Default: the global provider (the one the OpenTelemetry SDK registers). */
@@ -43,6 +44,10 @@ export interface McpOpenTelemetryOptions {
 
 const SCOPE = "h3-mcp";
 
+const OPTION_NAMES: OptionNames<McpOpenTelemetryOptions> = {
+  tracerProvider: true, meterProvider: true, recordToolPayloads: true, resourceUriInSpanName: true, tasks: true,
+};
+
 /**
  * Traces every MCP request (a SERVER span named `{mcp.method.name} {target}`, its parent taken from
  * `params._meta`), every task's run (a span linked to the call that created it, ending with the task),
@@ -53,6 +58,7 @@ const SCOPE = "h3-mcp";
  * defineMcpHandler(options, { plugins: [mcpOpenTelemetry()], extensionPlugins: [mcpTasks()] });
  */
 export function mcpOpenTelemetry(options: McpOpenTelemetryOptions = {}): McpPlugin {
+  checkOptions("mcpOpenTelemetry()", options, OPTION_NAMES);
   const tracer = (options.tracerProvider ?? trace).getTracer(SCOPE);
   const meter = (options.meterProvider ?? metrics).getMeter(SCOPE);
   const operationDuration = meter.createHistogram(METRIC.operationDuration, {

@@ -83,6 +83,12 @@ const MAX_EXPIRING_PER_ACCESS = 64;
  * mcpTasks({ store: memoryTaskStore() }); // the same as mcpTasks()
  */
 export function memoryTaskStore(): MemoryTaskStore {
+  // Plain JavaScript may still give it options it would ignore.
+  const given: unknown = arguments[0];
+  if (given !== undefined) {
+    const keys = given !== null && typeof given === "object" ? Object.keys(given).join(", ") : String(given);
+    throw new TypeError(`memoryTaskStore() takes no options, not ${keys || "{}"}: limits and lifetimes are mcpTasks()'s (mcpTasks({ ttlMs, max }))`);
+  }
   const table = new TaskTable<LiveRecord>();
   let runtime: StoreRuntime | undefined;
   /** The front task's expiry, the earliest of all: until then a sweep has nothing to do. */

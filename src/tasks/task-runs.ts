@@ -3,6 +3,7 @@
 // instance serves that name may run its next attempt (a closure cannot travel: it fails with its process).
 import type { McpTaskRunContext, McpTaskRunDefinition } from "../features/task-api.ts";
 import type { CallToolResult } from "../protocol/types.ts";
+import { checkOptions, type OptionNames } from "../utils/options.ts";
 
 export interface TaskRunOptions<I> {
   /** Found by this name on every instance that serves it: unique among an app's runs, and stable across deploys. */
@@ -17,6 +18,8 @@ export interface TaskRunOptions<I> {
    */
   run(task: McpTaskRunContext, input: I): Promise<CallToolResult | string> | CallToolResult | string;
 }
+
+const OPTION_NAMES: OptionNames<TaskRunOptions<unknown>> = { name: true, version: true, maxAttempts: true, run: true };
 
 /**
  * A task's run found by name: give it to `mcpTask(event, { run, input })` and list it in
@@ -34,6 +37,7 @@ export interface TaskRunOptions<I> {
  * });
  */
 export function defineTaskRun<I>(options: TaskRunOptions<I>): McpTaskRunDefinition<I> {
+  checkOptions(`defineTaskRun(${JSON.stringify(String(options?.name))})`, options, OPTION_NAMES);
   const { name, version = 1, maxAttempts = 1, run } = options ?? ({} as TaskRunOptions<I>);
   if (typeof name !== "string" || !/^[\w.:/-]{1,128}$/.test(name)) {
     throw new TypeError(`defineTaskRun: name must be 1 to 128 letters, digits or _.:/-, not ${JSON.stringify(name)}`);

@@ -70,7 +70,6 @@ export function checkTaskShape(kind: "createTask" | "getTask" | "updateTask" | "
 /** createTestClient's `onMessage` that checks every message it reads against the official schemas, by the method it answered. */
 export function officialShapes(): Required<Pick<TestClientOptions, "onMessage">> & { checked: number } {
   const state = {
-    checked: 0,
     onMessage(message: any, { method }: { method: string }) {
       state.checked++;
       if ("error" in message) return expectShape(core.JSONRPCErrorResponseSchema as Schema, message);
@@ -88,6 +87,8 @@ export function officialShapes(): Required<Pick<TestClientOptions, "onMessage">>
       expect(schema, `a schema for ${method} (${result.resultType})`).toBeDefined();
       expectShape(schema!, result);
     },
-  };
+  } as Required<Pick<TestClientOptions, "onMessage">> & { checked: number };
+  // The count of messages checked, kept beside the option: not enumerable, since the client refuses a key it does not have.
+  Object.defineProperty(state, "checked", { value: 0, writable: true, enumerable: false });
   return state;
 }

@@ -7,6 +7,13 @@ import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineMcpPlugin, definePrompt, defineResource, defineResourceTemplate, defineTool } from "../../src/index.ts";
 import { mcpTasks } from "../../src/tasks/index.ts";
 import { redisTaskStore } from "../../src/tasks/redis/index.ts";
+import { bullmqExecutor, startTaskWorker } from "../../src/tasks/bullmq/index.ts";
+import { durableObjectExecutor } from "../../src/tasks/durable-object/executor.ts";
+import { durableObjectTaskStore } from "../../src/tasks/durable-object/store.ts";
+import { defineTaskRun, memoryTaskStore } from "../../src/tasks/index.ts";
+import { createTestClient } from "../../src/tasks/testing/index.ts";
+import { introspectionVerifier, jwtVerifier, mcpAuth } from "../../src/auth/index.ts";
+import { mcpOpenTelemetry } from "../../src/otel/index.ts";
 
 const server = { name: "s", version: "1" };
 const read = () => "x";
@@ -77,6 +84,32 @@ const rows: Row[] = [
     () => defineMcpPlugin(loose({ id: "com.example/x", methods: { "x/y": { handler, nameParams: "id" } } })),
     'unknown option "methods[\\"x/y\\"].nameParams" (did you mean "methods[\\"x/y\\"].nameParam"?)',
   ],
+  ["memoryTaskStore({ ttlMs })", () => (memoryTaskStore as (options: unknown) => unknown)({ ttlMs: 1 }), "memoryTaskStore() takes no options, not ttlMs: limits and lifetimes are mcpTasks()'s"],
+  ["durableObjectTaskStore({ leaseMS })", () => durableObjectTaskStore(loose({}), loose({ leaseMS: 1 })), 'durableObjectTaskStore(): unknown option "leaseMS" (did you mean "leaseMs"?)'],
+  ["durableObjectExecutor({ timeout })", () => durableObjectExecutor(loose({}), loose({ timeout: 1 })), 'durableObjectExecutor(): unknown option "timeout" (did you mean "timeoutMs"?)'],
+  ["bullmqExecutor({ queue })", () => bullmqExecutor(loose({ url: "redis://127.0.0.1:1", queue: "q" })), 'bullmqExecutor(): unknown option "queue" (did you mean "queueName"?)'],
+  ["startTaskWorker({ concurency })", () => startTaskWorker(loose({ url: "redis://127.0.0.1:1", concurency: 2 })), 'startTaskWorker(): unknown option "concurency" (did you mean "concurrency"?)'],
+  ["defineTaskRun({ maxAttempt })", () => defineTaskRun(loose({ name: "r", maxAttempt: 2, run: handler })), 'defineTaskRun("r"): unknown option "maxAttempt" (did you mean "maxAttempts"?)'],
+  ["createTestClient({ capability })", () => createTestClient(() => new Response(), loose({ capability: {} })), 'createTestClient(): unknown option "capability" (did you mean "capabilities"?)'],
+  ["mcpAuth({ scope })", () => mcpAuth(loose({ resource: "https://mcp.example.com/mcp", verifier: () => ({}), scope: ["mcp"] })), 'mcpAuth(): unknown option "scope" (did you mean "scopes"?)'],
+  ["mcpAuth({ cache: { maxSize } })", () => mcpAuth(loose({ resource: "https://mcp.example.com/mcp", verifier: () => ({}), cache: { maxSize: 1 } })), 'unknown option "cache.maxSize"'],
+  ["jwtVerifier({ issuer })", () => jwtVerifier(loose({ issuer: "https://auth.example.com" })), 'jwtVerifier(): unknown option "issuer" (give issuers: [{ issuer }])'],
+  [
+    "a JWT issuer's misspelt key",
+    () => jwtVerifier(loose({ issuers: [{ issuer: "https://auth.example.com", algorithm: ["ES256"] }] })),
+    'unknown option "issuers[0].algorithm" (did you mean "issuers[0].algorithms"?)',
+  ],
+  [
+    "an audience policy's misspelt key",
+    () => jwtVerifier(loose({ issuers: [{ issuer: "https://auth.example.com", audience: { allowMising: true } }] })),
+    'unknown option "issuers[0].audience.allowMising" (did you mean "issuers[0].audience.allowMissing"?)',
+  ],
+  [
+    "introspectionVerifier({ clientSecrets })",
+    () => introspectionVerifier(loose({ issuer: "https://auth.example.com", clientId: "c", clientSecrets: "s" })),
+    'introspectionVerifier(): unknown option "clientSecrets" (did you mean "clientSecret"?)',
+  ],
+  ["mcpOpenTelemetry({ recordPayloads })", () => mcpOpenTelemetry(loose({ recordPayloads: true })), 'mcpOpenTelemetry(): unknown option "recordPayloads"'],
 ];
 
 const enumRows: Row[] = [
@@ -94,6 +127,11 @@ const enumRows: Row[] = [
     "the server's cacheScope",
     () => defineMcpHandler(loose({ ...server, cache: { cacheScope: "Public" } })),
     'Server options: cache.cacheScope must be "public" or "private", not "Public" (did you mean "public"?)',
+  ],
+  [
+    "introspection's clientAuthMethod",
+    () => introspectionVerifier(loose({ issuer: "https://auth.example.com", clientId: "c", clientSecret: "s", clientAuthMethod: "basic" })),
+    'introspectionVerifier(): clientAuthMethod must be "client_secret_basic" or "client_secret_post", not "basic"',
   ],
 ];
 

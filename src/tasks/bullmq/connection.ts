@@ -3,6 +3,7 @@
 // BullMQ's default driver (ioredis) is not required: node-redis is already the Redis store's client.
 import type { ConnectionOptions } from "bullmq";
 import { createClient } from "redis";
+import type { OptionNames } from "../../utils/options.ts";
 
 /** Where BullMQ's queue lives: a `redis://` URL, or a connection BullMQ accepts (a client, or its options). */
 export interface BullmqConnectionOptions {
@@ -32,6 +33,8 @@ export interface OpenedConnection {
 }
 
 export const DEFAULT_QUEUE_NAME = "h3-mcp-tasks";
+
+export const CONNECTION_OPTION_NAMES: OptionNames<BullmqConnectionOptions> = { url: true, connection: true, prefix: true, queueName: true };
 
 /** The connection `options` names; a node-redis client made from `url` when it names none. */
 export function openBullmqConnection(options: BullmqConnectionOptions, who: string): OpenedConnection {

@@ -6,7 +6,8 @@
 import { Queue } from "bullmq";
 import { ErrorCode, McpJsonRpcError, STORE_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_STATUS } from "../../protocol/errors.ts";
 import type { TaskAttempt, TaskExecutor } from "../executor.ts";
-import { DEFAULT_QUEUE_NAME, openBullmqConnection, type BullmqConnectionOptions } from "./connection.ts";
+import { CONNECTION_OPTION_NAMES, DEFAULT_QUEUE_NAME, openBullmqConnection, type BullmqConnectionOptions } from "./connection.ts";
+import { checkOptions, type OptionNames } from "../../utils/options.ts";
 
 export interface BullmqExecutorOptions extends BullmqConnectionOptions {
   /** Longest wait for the queue to accept a job before the creating call gets an error. Default 2000. */
@@ -27,6 +28,8 @@ export interface BullmqExecutor extends TaskExecutor {
   close(): Promise<void>;
 }
 
+const OPTION_NAMES: OptionNames<BullmqExecutorOptions> = { ...CONNECTION_OPTION_NAMES, timeoutMs: true, keepJobs: true };
+
 /**
  * An executor that enqueues each named run's attempt as a BullMQ job, for worker processes started with
  * `startTaskWorker` to run.
@@ -36,6 +39,7 @@ export interface BullmqExecutor extends TaskExecutor {
  * const tasks = mcpTasks({ store, runs: [render], executor });
  */
 export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
+  checkOptions("bullmqExecutor()", options, OPTION_NAMES);
   const timeoutMs = options.timeoutMs ?? 2000;
   const keep = options.keepJobs ?? 1000;
   if (!(timeoutMs > 0)) throw new TypeError("bullmqExecutor: timeoutMs must be positive");

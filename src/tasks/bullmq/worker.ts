@@ -5,10 +5,11 @@
 // chart, not BullMQ, counts attempts. A job BullMQ gives up on fails its task with BullMQ's reason.
 import { DelayedError, Job, UnrecoverableError, Worker } from "bullmq";
 import type { DrainReport, TaskExecutionHost } from "../executor.ts";
-import { DEFAULT_QUEUE_NAME, openBullmqConnection, type BullmqConnectionOptions } from "./connection.ts";
+import { CONNECTION_OPTION_NAMES, DEFAULT_QUEUE_NAME, openBullmqConnection, type BullmqConnectionOptions } from "./connection.ts";
 import type { TaskJobData } from "./executor.ts";
 import { redeliveryTime } from "./job-outcome.ts";
 import { onShutdownSignals } from "../shutdown-signals.ts";
+import { checkOptions, type OptionNames } from "../../utils/options.ts";
 
 export interface TaskWorkerOptions extends BullmqConnectionOptions {
   /**
@@ -56,6 +57,11 @@ export interface TaskWorker {
   close(options?: { deadlineMs?: number }): Promise<DrainReport>;
 }
 
+const OPTION_NAMES: OptionNames<TaskWorkerOptions> = {
+  ...CONNECTION_OPTION_NAMES, host: true, concurrency: true, deadlineMs: true, lockMs: true, stalledCheckMs: true, maxStalledCount: true,
+  unservedRetryMs: true, shutdownOn: true, onError: true,
+};
+
 /**
  * Makes this process a worker that runs the tasks web instances enqueued with `bullmqExecutor()`.
  *
@@ -65,6 +71,7 @@ export interface TaskWorker {
  * await worker.ready;
  */
 export function startTaskWorker(options: TaskWorkerOptions): TaskWorker {
+  checkOptions("startTaskWorker()", options, OPTION_NAMES);
   const tasks = options.host;
   const concurrency = positive("concurrency", options.concurrency ?? 4);
   const drainDeadlineMs = nonNegative("deadlineMs", options.deadlineMs ?? 10_000);

@@ -8,6 +8,7 @@
 import { taskStoreUnavailable } from "../../protocol/errors.ts";
 import type { TaskAttempt, TaskExecutionHost, TaskExecutor } from "../executor.ts";
 import type { TasksObjectNamespace } from "./namespace.ts";
+import { checkOptions, type OptionNames } from "../../utils/options.ts";
 
 export interface DurableObjectExecutorOptions {
   /** The object's name, as given to `durableObjectTaskStore()`: the same object keeps the tasks and runs them. Default `"h3-mcp"`. */
@@ -32,6 +33,8 @@ export function servingHost(name: string): TaskExecutionHost | undefined {
   return hosts.get(name);
 }
 
+const OPTION_NAMES: OptionNames<DurableObjectExecutorOptions> = { name: true, timeoutMs: true };
+
 /**
  * An executor that runs named runs' attempts inside the tasks Durable Object, for `mcpTasks({ executor })`.
  *
@@ -41,6 +44,7 @@ export function servingHost(name: string): TaskExecutionHost | undefined {
  * executor.serve(tasks.host);
  */
 export function durableObjectExecutor(namespace: TasksObjectNamespace, options: DurableObjectExecutorOptions = {}): DurableObjectExecutor {
+  checkOptions("durableObjectExecutor()", options, OPTION_NAMES);
   const name = options.name ?? "h3-mcp";
   const timeoutMs = options.timeoutMs ?? 5000;
   if (!(timeoutMs > 0)) throw new TypeError("durableObjectExecutor: timeoutMs must be positive");

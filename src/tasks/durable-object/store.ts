@@ -9,6 +9,7 @@ import type { TasksObjectNamespace, TasksObjectStub } from "./namespace.ts";
 import { CREATED, GONE, HELD_FENCED, ID_TAKEN, OWNER_FULL, WRITTEN, type StoredTask } from "./object-api.ts";
 import { createRunCalls, holdOf, runsNeedSecret } from "./store-runs.ts";
 import { createWatcher } from "./watcher.ts";
+import { checkOptions, type OptionNames } from "../../utils/options.ts";
 
 export interface DurableObjectTaskStoreOptions {
   /** The object's name: stores giving the same name (on the same binding) are one logical server. Default `"h3-mcp"`. */
@@ -37,6 +38,8 @@ export interface DurableObjectTaskStore extends TaskStore {
   close(): void;
 }
 
+const OPTION_NAMES: OptionNames<DurableObjectTaskStoreOptions> = { name: true, leaseMs: true, timeoutMs: true, secret: true };
+
 /**
  * A task store shared through a Durable Object, for `mcpTasks({ store })` on Cloudflare Workers.
  *
@@ -46,6 +49,7 @@ export interface DurableObjectTaskStore extends TaskStore {
  * defineMcpHandler(options, { extensionPlugins: [mcpTasks({ store })] });
  */
 export function durableObjectTaskStore(namespace: TasksObjectNamespace, options: DurableObjectTaskStoreOptions = {}): DurableObjectTaskStore {
+  checkOptions("durableObjectTaskStore()", options, OPTION_NAMES);
   const name = options.name ?? "h3-mcp";
   const leaseMs = options.leaseMs ?? 15_000;
   const timeoutMs = options.timeoutMs ?? 5000;

@@ -5,6 +5,7 @@ import type { CallToolResult, JsonObject } from "../../protocol/types.ts";
 import { modernRequest, TASKS, type Fetcher } from "./client.ts";
 import { openTaskListener, type TaskListener } from "./task-listener.ts";
 import { taskViewOf, type InputAnswerer, type TaskStatus, type TaskView, type TestClientOptions, type TestResponse, type ToolCallAnswer, type ToolRun, type WireError } from "./test-types.ts";
+import { checkOptions, type OptionNames } from "../../utils/options.ts";
 
 /** A JSON-RPC error answered to one of the test client's requests, or a wait that ran out. */
 export class TestClientError extends Error {
@@ -59,6 +60,10 @@ export interface TestClient {
 
 const FINAL: readonly TaskStatus[] = ["completed", "failed", "cancelled"];
 
+const OPTION_NAMES: OptionNames<TestClientOptions> = {
+  url: true, headers: true, token: true, capabilities: true, clientInfo: true, timeoutMs: true, pollMs: true, onMessage: true,
+};
+
 /**
  * A client for testing your own server in process: give it anything with `fetch(request)` (an h3 app) and
  * it speaks MCP 2026-07-28 with the tasks extension to it.
@@ -69,6 +74,7 @@ const FINAL: readonly TaskStatus[] = ["completed", "failed", "cancelled"];
  * // run.status === "completed", run.result.content …
  */
 export function createTestClient(app: Fetcher | ((request: Request) => Response | Promise<Response>), options: TestClientOptions = {}): TestClient {
+  checkOptions("createTestClient()", options, OPTION_NAMES);
   const fetcher: Fetcher = typeof app === "function" ? { fetch: app } : app;
   const url = new URL(options.url ?? "/mcp", "http://localhost").href;
   const caps = options.capabilities ?? { extensions: { [TASKS]: {} }, elicitation: { form: {} } };
