@@ -1,10 +1,12 @@
 // The change feed between the processes sharing one file: every write and hand-off appends a row to
 // `mcp_task_changes` in its own transaction, and each store instance reads the rows after its cursor.
 // It reads when the file's write-ahead log changes (fs.watch on the file's folder: inotify on Linux, the
-// same on Node, Bun and Deno, no CPU while nothing is written), when a store of this process wrote (told
-// at once, without waiting for the watch), and on a slow safety poll (a third of the lease), so a
-// change reaches every process within milliseconds and an idle process does nothing. Rows older than a
-// minute are trimmed; an instance that fell further behind is told it missed changes.
+// same on Node, Bun and Deno, no CPU while nothing is written), when another store of this process wrote
+// (told at once, without waiting for the watch), and on a slow safety poll (a third of the lease), so a
+// change reaches every process within milliseconds and an idle process does nothing. Each read first asks
+// `PRAGMA data_version`, which moves only when another connection committed: the wakes an instance's own
+// writes cause read no rows. Rows older than a minute are trimmed; an instance that fell further behind is
+// told it missed changes.
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { TaskChange, TaskFeed } from "../store.ts";
@@ -44,14 +46,29 @@ export function changeBody(change: Omit<TaskChange, "id" | "version">): string {
   return JSON.stringify(body);
 }
 
-/** Appending to the feed, inside a write's transaction. */
+/** Appending to the feed, inside a write's transaction, and trimming it. */
 export function changeLog(db: Database) {
-  const append = db.prepare("INSERT INTO mcp_task_changes (id, version, name, at, body) VALUES (?, ?, ?, ?, ?)");
-  const trim = db.prepare("DELETE FROM mcp_task_changes WHERE at < ?");
+  const append = db.prepare("INSERT INTO mcp_task_changes (id, version, name, at, body) VALUES (?, ?, ?, ?, ?) RETURNING seq");
+  const newest = db.prepare("SELECT max(seq) AS seq FROM mcp_task_changes");
+  // By number, not by time: the feed has no index on `at`. The newest row stays, so numbers never restart.
+  const trim = db.prepare("DELETE FROM mcp_task_changes WHERE seq <= ? AND seq < (SELECT max(seq) FROM mcp_task_changes)");
+  /** The newest row at each trim, with when: the rows up to a mark older than CHANGES_KEEP_MS go. */
+  const marks: { at: number; seq: number }[] = [];
+  let last = 0;
+  const appendRow = (id: string, version: number, name: string | null, at: number, body: string | null) => {
+    last = append.get<{ seq: number }>(id, version, name, at, body)!.seq;
+  };
   return {
-    changed: (id: string, version: number, body: string, at: number) => void append.run(id, version, null, at, body),
-    released: (id: string, name: string, at: number) => void append.run(id, RELEASED, name, at, null),
-    trim: (at: number) => void trim.run(at - CHANGES_KEEP_MS),
+    changed: (id: string, version: number, body: string, at: number) => appendRow(id, version, null, at, body),
+    released: (id: string, name: string, at: number) => appendRow(id, RELEASED, name, at, null),
+    /** The number of the row this instance appended last. */
+    appended: () => last,
+    trim(at: number): void {
+      marks.push({ at, seq: newest.get<{ seq: number | null }>()?.seq ?? 0 });
+      let upTo = 0;
+      while (marks.length > 1 && marks[0]!.at < at - CHANGES_KEEP_MS) upTo = marks.shift()!.seq;
+      if (upTo) trim.run(upTo);
+    },
   };
 }
 
@@ -87,13 +104,15 @@ function watchFile(file: string, wake: () => void): () => void {
   };
 }
 
-/** Wakes every store instance of this process on `file` (a store here wrote). */
-export function wakeReaders(file: string): void {
+/** Wakes every other store instance of this process on `file` (a store here wrote). */
+function wakeOthers(file: string, self: () => void): void {
   const entry = watches.get(file);
-  if (entry) for (const wake of entry.wakes) wake();
+  if (entry) for (const wake of entry.wakes) if (wake !== self) wake();
 }
 
 export interface FeedReader {
+  /** This instance committed feed row `seq`: its own reader skips it, the others of this process read now. */
+  wrote(seq: number): void;
   /** Stops reading: no watch, no poll. */
   close(): void;
 }
@@ -102,8 +121,12 @@ export interface FeedReader {
 export function readChanges(db: Database, parts: { feed: TaskFeed; pollMs: number; openChange: (id: string, stored: string) => string | undefined }): FeedReader {
   const { feed } = parts;
   const after = db.prepare("SELECT seq, id, version, name, body FROM mcp_task_changes WHERE seq > ? ORDER BY seq LIMIT ?");
-  const last = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'mcp_task_changes'");
-  let cursor = db.guard(() => last.get<{ seq: number }>()?.seq ?? 0);
+  const last = db.prepare("SELECT max(seq) AS seq FROM mcp_task_changes");
+  // Changes only when another connection committed: a wake by this instance's own write reads nothing.
+  const dataVersion = db.prepare("PRAGMA data_version");
+  const version = () => dataVersion.get<{ data_version: number }>()?.data_version;
+  let seen = db.guard(version);
+  let cursor = db.guard(() => last.get<{ seq: number | null }>()?.seq ?? 0);
   let soon: ReturnType<typeof setTimeout> | undefined;
   let settle: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
@@ -120,6 +143,8 @@ export function readChanges(db: Database, parts: { feed: TaskFeed; pollMs: numbe
     if (closed) return;
     let rows: ChangeRow[];
     try {
+      const now = db.guard(version);
+      if (now === seen) return;
       do {
         rows = db.guard(() => after.all<ChangeRow>(cursor, PAGE));
         // Rows are numbered without gaps: a first row beyond the next number means older ones were trimmed.
@@ -129,6 +154,8 @@ export function readChanges(db: Database, parts: { feed: TaskFeed; pollMs: numbe
           tell(row);
         }
       } while (rows.length === PAGE && !closed);
+      // Only once read: a read cut short by a lock reads again at the next wake.
+      seen = now;
     } catch {
       // The file is locked or gone for now: the next wake or poll reads again from the same cursor.
     }
@@ -147,6 +174,11 @@ export function readChanges(db: Database, parts: { feed: TaskFeed; pollMs: numbe
   const poll = setInterval(drain, parts.pollMs);
   (poll as { unref?: () => void }).unref?.();
   return {
+    wrote(seq) {
+      // Nothing of another instance between: the cursor moves past this one's own row unread.
+      if (seq === cursor + 1) cursor = seq;
+      if (db.file) wakeOthers(db.file, wake);
+    },
     close() {
       closed = true;
       unwatch();

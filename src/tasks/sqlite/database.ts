@@ -87,6 +87,10 @@ export function openDatabase(handle: unknown, where: string): Database {
       throw taskStoreUnavailable(`the SQLite file ${main?.file || "(in memory)"} ${why}`);
     }
   };
+  // Prepared once: `exec` would parse the statement again on every transaction.
+  const begin = db.prepare("BEGIN IMMEDIATE");
+  const commit = db.prepare("COMMIT");
+  const rollback = db.prepare("ROLLBACK");
   return {
     kind,
     file: main?.file ?? "",
@@ -94,14 +98,14 @@ export function openDatabase(handle: unknown, where: string): Database {
     exec: (sql) => void db.exec(sql),
     guard,
     transaction<T>(body: () => T): T {
-      db.exec("BEGIN IMMEDIATE");
+      begin.run();
       try {
         const result = body();
-        db.exec("COMMIT");
+        commit.run();
         return result;
       } catch (error) {
         try {
-          db.exec("ROLLBACK");
+          rollback.run();
         } catch {
           // Already rolled back by SQLite itself (a failed COMMIT, an I/O error): nothing is left to undo.
         }

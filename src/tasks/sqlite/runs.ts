@@ -44,19 +44,23 @@ export function createRuns(parts: RunParts) {
   const refusal = (id: string): HoldOutcome => (liveRun(read.get<TaskRow>(id), parts.now()) ? "fenced" : "gone");
 
   return {
-    claim: (id: string): ClaimOutcome =>
-      db.guard(() =>
+    claim(id: string): ClaimOutcome {
+      let lease: number | undefined;
+      const outcome = db.guard(() =>
         db.transaction((): ClaimOutcome => {
           const at = Date.now();
           const row = liveRun(read.get<TaskRow>(id), parts.now());
           if (!row) return { outcome: "gone" };
           if (row.released === 0 && holderAlive(row, at)) return { outcome: "taken", retryInMs: Math.max(1, Math.ceil(row.until! - at)) };
-          leases.take(at);
+          lease = leases.take(at);
           const attempt = row.attempt! + 1;
           claimed.run(attempt, at, workerId, id);
           return { outcome: "claimed", attempt };
         }),
-      ),
+      );
+      leases.committed(lease);
+      return outcome;
+    },
     release(id: string, fence: TaskFence): HoldOutcome {
       const outcome = db.guard(() =>
         db.transaction((): HoldOutcome => {

@@ -8,6 +8,10 @@
 //   mcp_task_counts    tasks retained, per owner hash and in all ("*"), kept by triggers, for the caps
 //   mcp_task_leases    one row per instance: until when its claim on the tasks it runs holds
 //   mcp_task_changes   the change feed: every write and hand-off, appended in the write's transaction
+// A write touches as few pages as it can: a closure's creation its row, its id and expiry index entries,
+// the counts and (every half lease) the lease; a write its row and one change row. So only runs found by
+// name are in the holders index, and the feed has no index beyond its sequence (no AUTOINCREMENT either,
+// which writes sqlite_sequence on every row: the newest row is never trimmed, so numbers are not reused).
 import type { Database } from "./database.ts";
 
 export const SCHEMA_VERSION = 1;
@@ -23,7 +27,7 @@ CREATE TABLE IF NOT EXISTS mcp_tasks (
 );
 CREATE INDEX IF NOT EXISTS mcp_tasks_expiry ON mcp_tasks(expires_at) WHERE expires_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS mcp_tasks_runs ON mcp_tasks(run_name) WHERE run_name IS NOT NULL AND json IS NULL;
-CREATE INDEX IF NOT EXISTS mcp_tasks_worker ON mcp_tasks(worker) WHERE worker IS NOT NULL;
+CREATE INDEX IF NOT EXISTS mcp_tasks_holders ON mcp_tasks(worker) WHERE worker IS NOT NULL AND run_name IS NOT NULL;
 CREATE TABLE IF NOT EXISTS mcp_task_counts (owner TEXT PRIMARY KEY, n INTEGER NOT NULL);
 INSERT OR IGNORE INTO mcp_task_counts (owner, n) VALUES ('${ALL_OWNERS}', 0);
 CREATE TRIGGER IF NOT EXISTS mcp_tasks_added AFTER INSERT ON mcp_tasks BEGIN
@@ -36,9 +40,8 @@ CREATE TRIGGER IF NOT EXISTS mcp_tasks_dropped AFTER DELETE ON mcp_tasks BEGIN
 END;
 CREATE TABLE IF NOT EXISTS mcp_task_leases (worker TEXT PRIMARY KEY, until REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS mcp_task_changes (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, version INTEGER NOT NULL, name TEXT, at REAL NOT NULL, body TEXT
+  seq INTEGER PRIMARY KEY, id TEXT NOT NULL, version INTEGER NOT NULL, name TEXT, at REAL NOT NULL, body TEXT
 );
-CREATE INDEX IF NOT EXISTS mcp_task_changes_at ON mcp_task_changes(at);
 `;
 
 /**

@@ -9,11 +9,12 @@ import { checkOptions, type OptionNames } from "../../utils/options.ts";
 import { keyedOwnerHash } from "../owner-hash.ts";
 import { runSeal } from "../run-seal.ts";
 import type { ClaimableTask, ClaimOutcome, CreateOutcome, FinalStatus, HoldOutcome, LoadedRun, StoreRuntime, TaskFence, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore, TaskWrite, WriteOutcome } from "../store.ts";
-import { changeBody, changeLog, readChanges, wakeReaders, type FeedReader } from "./change-feed.ts";
+import { changeBody, changeLog, readChanges, type FeedReader } from "./change-feed.ts";
 import { openDatabase, type SqliteDatabaseLike, type SqliteKind } from "./database.ts";
 import { createLeases, FENCE_HOLDS, holderAlive, holds, READ_TASK, waitingSince, type TaskRow } from "./holds.ts";
 import { createRuns } from "./runs.ts";
 import { ALL_OWNERS, prepareFile } from "./schema.ts";
+import { finishedCache, ownerHashes } from "./read-caches.ts";
 import { createSealing } from "./sealing.ts";
 
 const WHERE = "sqliteTaskStore()";
@@ -100,8 +101,9 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
     if (closed) throw taskStoreUnavailable(`this ${WHERE} was closed`);
     return runtime ?? notConnected();
   };
-  const ownerHash = (owner: string) => keyedOwnerHash(owner, secret, secretRequired);
-  const wrote = () => db.file && wakeReaders(db.file);
+  const ownerHash = ownerHashes((owner) => keyedOwnerHash(owner, secret, secretRequired));
+  // The feed rows this instance appended skip its own reader; the other instances of this process read now.
+  const wrote = () => reader?.wrote(log.appended());
   const runs = createRuns({ db, workerId, leases, log, sealing, now: () => connected().now(), wrote });
 
   const statements = {
@@ -137,6 +139,17 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
     return { version: row.version, expiresAt, snapshot, origin, workerAlive: released || alive, hold: waiting ? { ...hold, waitingSince: waitingSince(row) } : hold };
   };
   const readRow = (id: string) => db.guard(() => statements.read.get<TaskRow>(id));
+  const finished = finishedCache(() => connected().now());
+  /** The owner hash and record of `id`, from the finished tasks kept or from the file. */
+  const lookUp = (id: string): { owner: string; record: TaskRecord } | undefined => {
+    const kept = finished.get(id);
+    if (kept) return kept;
+    const row = readRow(id);
+    if (!row) return undefined;
+    const record = recordOf(id, row);
+    if (row.json !== null) finished.keep(id, row.owner, record);
+    return { owner: row.owner, record };
+  };
 
   const store: SqliteTaskStore = {
     shared: true,
@@ -159,6 +172,9 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
       const released = run !== undefined && task.released === true;
       const snapshot = sealing.snapshot(task.id, task.snapshot, run !== undefined);
       const record = run ? sealing.record(task.id, run) : null;
+      // An expired task of this id may still be kept; the new one is read from the file.
+      finished.forget(task.id);
+      let lease: number | undefined;
       const outcome = db.guard(() =>
         db.transaction((): CreateOutcome => {
           const at = Date.now();
@@ -167,7 +183,7 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
           if (statements.taken.get(task.id)) throw new Error(`Task id ${task.id} is already in use`);
           if ((statements.count.get<{ n: number }>(ALL_OWNERS)?.n ?? 0) >= limits.max) return "full";
           if (limits.maxPerOwner !== Infinity && (statements.count.get<{ n: number }>(owner)?.n ?? 0) >= limits.maxPerOwner) return "owner-full";
-          leases.take(at);
+          lease = leases.take(at);
           statements.insert.run(
             task.id,
             owner,
@@ -186,19 +202,19 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
           return "created";
         }),
       );
+      leases.committed(lease);
       if (released && outcome === "created") wrote();
       return outcome;
     },
     read(id, owner, _listen) {
       const hash = ownerHash(owner);
       connected();
-      const row = readRow(id);
-      return row && row.owner === hash ? recordOf(id, row) : undefined;
+      const found = lookUp(id);
+      return found && found.owner === hash ? found.record : undefined;
     },
     readHeld(id) {
       connected();
-      const row = readRow(id);
-      return row && recordOf(id, row);
+      return lookUp(id)?.record;
     },
     write(id, change: TaskWrite): WriteOutcome {
       connected();
