@@ -90,7 +90,17 @@ export type TaskEvent =
   | { type: "task.cancel"; at: number }
   | { type: "task.expire"; at: number }
   | { type: "instance.lost"; at: number }
-  | { type: "attempt.claimed"; attempt: number; at: number }
+  | {
+      type: "attempt.claimed";
+      attempt: number;
+      /**
+       * The run's `maxAttempts`. With it, the claim is judged whole: a previous attempt that did not hand the
+       * task off was lost (and counts), and a claim past the budget fails the task instead of taking it.
+       * Without it, the claim only takes the task (its holder's loss was sent on its own).
+       */
+      maxAttempts?: number;
+      at: number;
+    }
   | { type: "attempt.lost"; reason: AttemptLossReason; retryable: boolean; maxAttempts: number; at: number };
 
 /** The chart's state values; identical to the wire `status`. */
@@ -201,10 +211,32 @@ const endings = {
 // An instance claiming a task, or losing it, is the same from `working` and from `input_required`: the
 // status stays (an open round keeps its wire keys) while attempts are left, and the task fails once none is.
 const attempts = {
-  "attempt.claimed": {
-    guard: { type: "newAttempt", params: ({ event }: { event: EventOf<"attempt.claimed"> }) => ({ attempt: event.attempt }) },
-    actions: { type: "claimAttempt", params: ({ event }: { event: EventOf<"attempt.claimed"> }) => ({ attempt: event.attempt, at: event.at }) },
-  },
+  "attempt.claimed": [
+    // A claim judged against the run's budget that leaves none: the attempts lost before it (the previous
+    // holder's, when it did not hand the task off, and any claimed whose loss never reached the chart) spent it.
+    {
+      guard: {
+        type: "claimPastBudget",
+        params: ({ event }: { event: EventOf<"attempt.claimed"> }) => ({ attempt: event.attempt, maxAttempts: event.maxAttempts }),
+      },
+      target: "failed",
+      actions: {
+        type: "storeError",
+        params: ({ context, event }: { context: TaskContext; event: EventOf<"attempt.claimed"> }) => ({
+          error: { code: -32603, message: LOSS_MESSAGES.lost, data: lossData(context, "lost") },
+          statusMessage: LOSS_MESSAGES.lost,
+          endedBy: "lost" as const,
+          // Past the budget with the holder's loss counted, the task was released before it failed.
+          released: context.released === true || !holderLossSpendsLast(context, event.maxAttempts!),
+          at: event.at,
+        }),
+      },
+    },
+    {
+      guard: { type: "newAttempt", params: ({ event }: { event: EventOf<"attempt.claimed"> }) => ({ attempt: event.attempt, judged: event.maxAttempts !== undefined }) },
+      actions: { type: "claimAttempt", params: ({ event }: { event: EventOf<"attempt.claimed"> }) => ({ attempt: event.attempt, at: event.at }) },
+    },
+  ],
   "attempt.lost": [
     // A task already released (told twice of one loss) stays as it is; one that may not be retried fails.
     {
@@ -296,8 +328,9 @@ export const taskMachine = setup({
       inputKeys: {},
       lastUpdatedAt: p.at,
     })),
-    storeError: assign((_, p: { error: JsonRpcErrorObject; statusMessage?: string; endedBy: TaskEnding; at: number }) => ({
+    storeError: assign((_, p: { error: JsonRpcErrorObject; statusMessage?: string; endedBy: TaskEnding; released?: boolean; at: number }) => ({
       error: p.error,
+      ...(p.released !== undefined && { released: p.released }),
       endedBy: p.endedBy,
       ...(p.statusMessage !== undefined && { statusMessage: p.statusMessage }),
       inputRequests: {},
@@ -321,12 +354,14 @@ export const taskMachine = setup({
       Object.keys(context.inputRequests).some((key) => Object.hasOwn(p.responses, key)),
     answersAll: ({ context }, p: { responses: Record<string, unknown> }) =>
       Object.keys(context.inputRequests).every((key) => Object.hasOwn(p.responses, key)),
-    newAttempt: ({ context }, p: { attempt: number }) => p.attempt !== context.attempt || context.released !== false,
+    // A judged claim within the budget always takes the task: a holder that did not hand it off was lost.
+    newAttempt: ({ context }, p: { attempt: number; judged: boolean }) => p.judged || p.attempt !== context.attempt || context.released !== false,
     // Released, the last attempt is counted already (spent, or handed off), whatever this loss says.
     releasedWithAttemptsLeft: ({ context }, p: { retryable: boolean; maxAttempts: number }) =>
       context.released === true && p.retryable && attemptsSpent(context) < p.maxAttempts,
     attemptsLeft: ({ context }, p: { reason: AttemptLossReason; retryable: boolean; maxAttempts: number }) =>
       p.retryable && attemptLeftAfter(context, p.reason, p.maxAttempts),
+    claimPastBudget: ({ context }, p: { attempt: number; maxAttempts: number | undefined }) => claimPastBudget(context, p.attempt, p.maxAttempts),
   },
 }).createMachine({
   id: "task",
@@ -387,6 +422,23 @@ export const taskMachine = setup({
 });
 
 // --- Internal ---
+
+/**
+ * Whether claiming attempt `attempt` leaves the run no attempt: a holder that did not hand the task off
+ * (not released) was lost, which spends one (and with a single attempt allowed, the only one); and every
+ * attempt before `attempt`, less those a drain handed off, counts, so a claim whose attempt never reached
+ * the chart (its instance was lost at once) still spends one.
+ */
+function claimPastBudget(context: TaskContext, attempt: number, maxAttempts: number | undefined): boolean {
+  if (maxAttempts === undefined) return false;
+  if (context.released !== true && holderLossSpendsLast(context, maxAttempts)) return true;
+  return attemptsSpent(context, attempt) > maxAttempts;
+}
+
+/** Whether the loss of the attempt holding the task (not released) leaves its run no attempt. */
+function holderLossSpendsLast(context: TaskContext, maxAttempts: number): boolean {
+  return !(maxAttempts > 1 && attemptsSpent(context) < maxAttempts);
+}
 
 /** A lost task's error data: the attempts made, why the last one ended, and how many a drain handed off (when any). */
 function lossData(context: TaskContext, reason: AttemptLossReason): { attempts: number; reason: AttemptLossReason; handedOff?: number } {

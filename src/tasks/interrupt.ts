@@ -41,7 +41,7 @@ export async function interruptAttempt(parts: InterruptParts, id: string, how: I
   }
   if (!store.release || !store.claim || !store.readHeld) throw new TypeError("interruptTask: this task store cannot hand a task from one attempt to the next (claim, release)");
   const reason = how === "crash" ? "lost" : "shutdown";
-  task.actor.send(attemptLost(reason, task.maxAttempts > 1, task.maxAttempts, now()));
+  task.actor.send(attemptLost(reason, true, task.maxAttempts, now()));
   // No attempt left: the chart failed the task, and its run's signal aborted as for any end.
   if (!task.actor) return { status: task.snapshot.value as FinalStatus };
   await store.release(id, fence);

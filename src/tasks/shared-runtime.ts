@@ -4,7 +4,7 @@
 // found by name pass from one attempt to the next here: a lost or released one is claimed by an instance
 // serving its run (`claimTask`, also a worker's `execute`) or started by its executor, a drain hands its
 // own off (`handOff`), and an attempt whose writes the store refuses as fenced stops.
-import { attemptLeftAfter, attemptsSpent, type TaskEvent } from "../../machines/task.machine.ts";
+import type { TaskEvent } from "../../machines/task.machine.ts";
 import type { TaskExecution } from "./executor.ts";
 import { startNextAttempt } from "./execution-host.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
@@ -48,7 +48,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
       listeners,
       changes: this.changes,
       now,
-      lapsed: (id, owner, task) => this.lapsed(id, owner, task),
+      lapsed: (id, owner, task) => this.lapsed(id, owner, task, true),
       fence: (task) => this.fenced(task),
       ...(claims && { claimWaiting: () => this.claimWaiting() }),
     });
@@ -90,15 +90,10 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     const attempt = claimed.attempt;
     const fence = { attempt };
     const { maxAttempts } = run;
-    const lost = (reason: "lost" | "refused", retryable: boolean): EventOf => () => attemptLost(reason, retryable, maxAttempts, this.now());
-    let task: TaskRecord | undefined = read;
+    let task: TaskRecord | undefined;
     try {
-      // The previous attempt did not hand the task off: its instance was lost.
-      if (read.snapshot.context.released !== true) task = await changes.apply(id, null, lost("lost", maxAttempts > 1), read, fence);
-      // A claim whose attempt never reached the chart (its instance was lost at once) still counts, as the
-      // chart counts: every attempt before this one, less those a drain handed off.
-      if (task?.snapshot && attemptsSpent(task.snapshot.context, attempt) > maxAttempts) task = await changes.apply(id, null, lost("lost", false), task, fence);
-      if (task?.snapshot) task = await changes.apply(id, null, () => attemptClaimed(attempt, this.now()), task, fence);
+      // The chart judges the claim whole: the previous holder's loss, the attempts spent, the budget.
+      task = await changes.apply(id, null, () => attemptClaimed(attempt, this.now(), maxAttempts), read, fence);
     } catch (error) {
       if (error instanceof AttemptFenced) return { outcome: "fenced", attempt };
       throw error;
@@ -108,7 +103,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     const loaded = await store.loadRun(id);
     if (loaded.outcome === "gone") return { outcome: "gone" };
     if (loaded.outcome === "refused") {
-      const failed = await changes.apply(id, null, lost("refused", false), task, fence).catch(() => undefined);
+      const failed = await changes.apply(id, null, () => attemptLost("refused", false, maxAttempts, this.now()), task, fence).catch(() => undefined);
       return failed?.json !== undefined ? { outcome: "finished", status: failed.status, attempt } : { outcome: "fenced", attempt };
     }
     return this.runHere(id, task, loaded.record, run, attempt);
@@ -140,11 +135,12 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
   }
 
   /**
-   * A task whose holder's lease lapsed, or that waits for a claim, as read: claimed here when this instance
-   * serves its run, failed as unserved once it waited `UNSERVED_LEASES` leases, else left waiting. A
-   * closure's task fails (its run cannot go on elsewhere).
+   * A task whose holder's lease lapsed, or that waits for a claim: failed as unserved once it waited
+   * `UNSERVED_LEASES` leases for a run no instance here serves, else left waiting; with `claim` (the lease
+   * tick's look, never a client's read), claimed here when this instance serves its run. A closure's task
+   * fails (its run cannot go on elsewhere).
    */
-  protected lapsed(id: string, owner: string, task: LiveTaskRecord): Promise<TaskRecord | undefined> {
+  protected lapsed(id: string, owner: string, task: LiveTaskRecord, claim: boolean): Promise<TaskRecord | undefined> {
     const at = this.now();
     const hold = task.hold;
     if (!hold) return this.changes.apply(id, owner, () => instanceLost(at), task);
@@ -153,7 +149,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
     const run = this.options.runs.get(hold.name);
     if (run && run.version >= hold.version) {
       this.waitingSeen.delete(id);
-      void this.takeWaiting(id, hold.attempt).catch(() => {});
+      if (claim) void this.takeWaiting(id, hold.attempt).catch(() => {});
       return Promise.resolve(task);
     }
     if (!waitedUnserved(this.waitingSeen, id, hold.waitingSince, at, UNSERVED_LEASES * this.leaseMs)) return Promise.resolve(task);
@@ -175,11 +171,14 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
    */
   protected async handOff(task: LocalTask): Promise<boolean> {
     const fence = task.fence;
-    if (!fence || !this.store.release || !attemptLeftAfter(task.snapshot.context, "shutdown", task.maxAttempts)) return false;
+    if (!fence || !this.store.release) return false;
     const { maxAttempts } = task;
     try {
       const released = await this.local.serialize(task, async () => {
-        await this.changes.apply(task.id, task.owner, () => handedOff(maxAttempts, this.now()), undefined, fence);
+        // The chart decides: released (another instance may claim it), or failed when the run allows no
+        // other attempt (a single-attempt run is never handed off, and fails saying the instance shut down).
+        const after = await this.changes.apply(task.id, task.owner, () => handedOff(maxAttempts, this.now()), undefined, fence);
+        if (after?.snapshot?.context.released !== true) return "ended";
         return this.store.release!(task.id, fence);
       });
       if (released !== "written") return false;
@@ -251,7 +250,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
       if (this.waitingSeen.size) this.waitingSeen.delete(id);
       return task;
     }
-    return this.lapsed(id, owner, task);
+    return this.lapsed(id, owner, task, false);
   }
 
   /** A client's change: queued behind the run's own writes when the task runs here, else read and applied. */

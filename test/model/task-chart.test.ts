@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createActor, transition, type Actor, type SnapshotFrom } from "xstate";
+import { createActor, initialTransition, transition, type Actor, type SnapshotFrom } from "xstate";
 import {
   attemptLeftAfter,
   attemptsSpent,
@@ -117,6 +117,9 @@ function endingOf(event: TaskEvent): string {
       return "lost";
     case "attempt.lost":
       return event.reason;
+    case "attempt.claimed":
+      // Only a claim judged against the run's budget ends a task: the attempts lost before it spent it.
+      return "lost";
     default:
       throw new Error(`${event.type} never ends a task`);
   }
@@ -254,6 +257,36 @@ describe("attempts of a run found by name", () => {
     expect([copy.value, copy.context.endedBy]).toStrictEqual(["failed", "protocolError"]);
   });
 
+  it("judges a claim with the run's maxAttempts as the holder's loss, the spent attempts and the claim sent one by one would", () => {
+    const lossArb = fc.record({ reason: fc.constantFrom("lost", "shutdown" as const), maxAttempts: fc.integer({ min: 1, max: 4 }) });
+    const stepArb = fc.oneof(
+      fc.integer({ min: 1, max: 6 }).map((attempt): TaskEvent => ({ type: "attempt.claimed", attempt, at })),
+      lossArb.map(({ reason, maxAttempts }): TaskEvent => lost(reason, true, maxAttempts)),
+    );
+    fc.assert(
+      fc.property(fc.array(stepArb, { maxLength: 6 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 4 }), (before, attempt, maxAttempts) => {
+        // Stepped with the pure transition: this property compares two ways to the same end, from any state.
+        const start = [{ type: "attempt.claimed", attempt: 1, at } as TaskEvent, ...before].reduce((snapshot, event) => transition(taskMachine, snapshot, event)[0], initialTransition(taskMachine, MODEL_INPUT)[0]);
+        if (start.status === "done") return;
+        const judged = transition(taskMachine, start, { type: "attempt.claimed", attempt, maxAttempts, at: at + 1 })[0];
+        // What the runtime sent before the chart judged claims: the holder's loss unless it was released, a
+        // second loss when the claim is past the budget, then the claim.
+        let apart: Snapshot = start;
+        if (apart.context.released !== true) apart = transition(taskMachine, apart, { ...lost("lost", maxAttempts > 1, maxAttempts), at: at + 1 })[0];
+        if (apart.status !== "done" && attemptsSpent(apart.context, attempt) > maxAttempts) apart = transition(taskMachine, apart, { ...lost("lost", false, maxAttempts), at: at + 1 })[0];
+        if (apart.status !== "done") apart = transition(taskMachine, apart, { type: "attempt.claimed", attempt, at: at + 1 })[0];
+        expect([judged.value, judged.context]).toStrictEqual([apart.value, apart.context]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("hands a task off or fails it, as the chart decides from the run's maxAttempts", () => {
+    const handOff = (maxAttempts: number) => replay([{ type: "attempt.claimed", attempt: 1, at }, lost("shutdown", true, maxAttempts)]).at(-1)!;
+    expect([handOff(2).value, handOff(2).context.released]).toStrictEqual(["working", true]);
+    expect([handOff(1).value, handOff(1).context.endedBy, handOff(1).context.error?.data]).toStrictEqual(["failed", "shutdown", { attempts: 1, reason: "shutdown" }]);
+  });
+
   it("never hands off a run that allows one attempt: the drain's loss fails it", () => {
     const end = replay([{ type: "attempt.claimed", attempt: 1, at }, lost("shutdown", true, 1)]).at(-1)!;
     expect([end.value, end.context.error?.data]).toStrictEqual(["failed", { attempts: 1, reason: "shutdown" }]);
@@ -380,6 +413,11 @@ const draftArb: fc.Arbitrary<Draft> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(ev({ type: "task.cancel" })) },
   { weight: 1, arbitrary: fc.constant(ev({ type: "task.expire" })) },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }).map((attempt) => ev({ type: "attempt.claimed", attempt })) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ attempt: fc.integer({ min: 1, max: 6 }), maxAttempts: fc.integer({ min: 1, max: 4 }) }).map((claim) => ev({ type: "attempt.claimed", ...claim })),
+  },
+  { weight: 1, arbitrary: fc.constant(ev({ type: "instance.lost" })) },
   {
     weight: 1,
     arbitrary: fc

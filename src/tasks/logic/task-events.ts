@@ -57,9 +57,12 @@ export function instanceLost(at: number): TaskEventOf<"instance.lost"> {
   return { type: "instance.lost", at };
 }
 
-/** An instance claimed attempt `attempt` of a run found by name. */
-export function attemptClaimed(attempt: number, at: number): TaskEventOf<"attempt.claimed"> {
-  return { type: "attempt.claimed", attempt, at };
+/**
+ * An instance claimed attempt `attempt` of a run found by name; with the run's `maxAttempts`, the chart judges
+ * the claim whole (the previous holder's loss, the attempts spent, the budget).
+ */
+export function attemptClaimed(attempt: number, at: number, maxAttempts?: number): TaskEventOf<"attempt.claimed"> {
+  return maxAttempts === undefined ? { type: "attempt.claimed", attempt, at } : { type: "attempt.claimed", attempt, maxAttempts, at };
 }
 
 /** The attempt holding a run found by name lost its hold, for `reason`; `maxAttempts` is the run's. */
