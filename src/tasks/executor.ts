@@ -54,7 +54,7 @@ export interface TaskExecutor {
 /**
  * How an `execute` call ended, which tells the executor what to do with its delivery.
  * - `finished`: the task reached a final status (written before this resolves): the delivery is done.
- * - `released`: this process drained and handed the attempt off: deliver it again now, elsewhere.
+ * - `handed_off`: this process drained and handed the attempt off: deliver it again now, elsewhere.
  * - `draining`: this process is draining and did not claim it: deliver it again now, elsewhere.
  * - `taken`: another process still holds the task (its lease has not lapsed): deliver it again after `retryInMs`.
  * - `fenced`: this attempt lost its hold on the task while it ran (its process's lease was found gone, or
@@ -65,7 +65,7 @@ export interface TaskExecutor {
  */
 export type TaskExecution =
   | { readonly outcome: "finished"; readonly status: "completed" | "failed" | "cancelled"; readonly attempt: number }
-  | { readonly outcome: "released"; readonly attempt: number }
+  | { readonly outcome: "handed_off"; readonly attempt: number }
   | { readonly outcome: "draining" }
   | { readonly outcome: "taken"; readonly retryInMs: number }
   | { readonly outcome: "fenced"; readonly attempt: number }

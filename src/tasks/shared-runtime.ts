@@ -118,7 +118,7 @@ export class SharedTaskRuntime extends BaseTaskRuntime {
           if (snapshot.value === "completed" || snapshot.value === "failed" || snapshot.value === "cancelled") resolve({ outcome: "finished", status: snapshot.value, attempt });
         });
         // Why the attempt left, not whether this process drains: an attempt fenced during a drain was not handed off.
-        (entry.leaving ??= new Set()).add((why) => resolve(why === "shutdown" ? { outcome: "released", attempt } : { outcome: "fenced", attempt }));
+        (entry.leaving ??= new Set()).add((why) => resolve(why === "shutdown" ? { outcome: "handed_off", attempt } : { outcome: "fenced", attempt }));
       });
     });
   }

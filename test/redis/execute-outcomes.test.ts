@@ -1,7 +1,7 @@
 // What a worker's `execute` answers when its attempt leaves without the task ending, on a real
 // redis-server with a web instance and workers in this process (each its own store and lease), fed by an
 // executor that delivers nothing itself: the test calls `execute` as a worker would. The answer follows
-// why the attempt left, not what the worker was doing meanwhile: a drain's hand-off is `released`, and an
+// why the attempt left, not what the worker was doing meanwhile: a drain's hand-off is `handed_off`, and an
 // attempt fenced while its worker drains (its lease gone, another worker claiming the task) is `fenced`.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -59,7 +59,7 @@ describe("a worker's execute answer for an attempt that left it", () => {
     await until(() => attempts.length === 1, 5000, "attempt 1 on a");
 
     expect(await a.tasks.drain({ deadlineMs: 0 })).toEqual({ finished: 0, handedOff: 1, failed: 0, fenced: 0 });
-    expect(await executed).toEqual({ outcome: "released", attempt: 1 });
+    expect(await executed).toEqual({ outcome: "handed_off", attempt: 1 });
     expect(attempts).toEqual(["a:1"]);
   });
 

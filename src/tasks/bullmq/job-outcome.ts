@@ -11,7 +11,7 @@ export function redeliveryTime(execution: TaskExecution, now: number, unservedRe
     case "finished":
     case "gone":
       return undefined;
-    case "released":
+    case "handed_off":
     case "draining":
       // Handed off: another worker takes it at once.
       return now;

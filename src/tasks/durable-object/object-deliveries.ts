@@ -78,7 +78,7 @@ function nextTry(execution: TaskExecution): number | null {
   switch (execution.outcome) {
     case "taken":
       return execution.retryInMs;
-    case "released":
+    case "handed_off":
     case "draining":
     // Nothing but this delivery executes the task's next attempt; the claim decides whether it runs.
     case "fenced":
