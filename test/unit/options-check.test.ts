@@ -14,6 +14,8 @@ import { defineTaskRun, memoryTaskStore } from "../../src/tasks/index.ts";
 import { createTestClient } from "../../src/tasks/testing/index.ts";
 import { introspectionVerifier, jwtVerifier, mcpAuth } from "../../src/auth/index.ts";
 import { mcpOpenTelemetry } from "../../src/otel/index.ts";
+import { mcpTask } from "../../src/tasks/index.ts";
+import { appFor, call, TASKS } from "../../src/tasks/testing/client.ts";
 
 const server = { name: "s", version: "1" };
 const read = () => "x";
@@ -192,5 +194,31 @@ describe("the request path pays nothing", () => {
   it.each(requestPath)("%s calls no check", (file) => {
     const text = readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
     expect(text).not.toMatch(/\b(checkOptions|checkOneOf|checkToolDefinition|checkPluginKeys|checkHandlerConfig|checkCacheHints|checkResourceDefinition)\b|utils\/options/);
+  });
+});
+
+describe("the checks run once, at definition and mount", () => {
+  // Object.keys of an options object is what a check reads: a proxy counts it. Requests after mount, tasks
+  // included, never read an options object's keys again.
+  const counted = <T extends object>(target: T, counts: { keys: number }): T =>
+    new Proxy(target, { ownKeys: (t) => (counts.keys++, Reflect.ownKeys(t)) });
+
+  it("serves tools/list, tools/call and a task's tasks/get without reading any options object's keys", async () => {
+    const counts = { keys: 0 };
+    const tool = counted(defineTool({ name: "echo", execution: { taskSupport: "optional" }, handler: (event) => mcpTask(event, { run: () => "done" }) }), counts);
+    const tasks = mcpTasks(counted({ ttlMs: 60_000, pollIntervalMs: 10 }, counts));
+    const handler = defineMcpHandler(counted({ ...server, tools: [tool] }, counts), counted({ extensionPlugins: [tasks], keepAliveMs: 1000 }, counts));
+    const app = appFor(handler);
+    const mounted = counts.keys;
+    expect(mounted).toBeGreaterThan(0);
+    const caps = { extensions: { [TASKS]: {} } };
+    for (let i = 0; i < 3; i++) {
+      expect((await call(app, "tools/list")).status).toBe(200);
+      const created = await call(app, "tools/call", { name: "echo", arguments: {} }, { caps });
+      expect(created.body.result.resultType).toBe("task");
+      const got = await call(app, "tasks/get", { taskId: created.body.result.taskId }, { caps });
+      expect(got.status).toBe(200);
+    }
+    expect(counts.keys).toBe(mounted);
   });
 });
