@@ -1,6 +1,7 @@
 // The SQLite store against the in-memory store, paired request by request in one process through
 // app.fetch (lib/paired.ts): creating a closure task that completes at once (its creation and its final
-// write) and `tasks/get` of a finished task, on each store. A third creation lane is the floor a file can
+// write) and `tasks/get` of a finished task, on each store, and on SQLite also of a finished task the
+// instance does not keep in memory (read from the file). A third creation lane is the floor a file can
 // reach: the in-memory store's creation plus two bare commits on a file of the same settings (WAL, the
 // same `synchronous`), the two transactions a closure task's life takes (its creation, its final write).
 // `--lanes create_sqlite,get_sqlite` serves only those (to profile one: `node --cpu-prof --import tsx ...`).
@@ -14,6 +15,7 @@ import { H3 } from "h3";
 import { defineMcpHandler, defineTool } from "h3-mcp";
 import { mcpTask, mcpTasks, memoryTaskStore, type TaskStore } from "h3-mcp/tasks";
 import { sqliteTaskStore } from "h3-mcp/tasks/sqlite";
+import { FINISHED_KEPT } from "../src/tasks/sqlite/read-caches.ts";
 import { median, pairedRounds, spread } from "./lib/paired.ts";
 import { mcpRequest, toWebRequest } from "./lib/wire.ts";
 
@@ -21,6 +23,8 @@ const { values } = parseArgs({ options: { rounds: { type: "string", default: "9"
 const synchronous = values.synchronous as "normal" | "full";
 const dir = mkdtempSync(path.join(tmpdir(), "h3-mcp-bench-sqlite-"));
 const sqlite = sqliteTaskStore({ database: new Database(path.join(dir, "tasks.db")), secret: "bench-secret", synchronous });
+// A second instance on the file, reading more finished tasks than it keeps in memory: every read goes to the file.
+const uncached = sqliteTaskStore({ database: new Database(path.join(dir, "tasks.db")), secret: "bench-secret", synchronous });
 // The floor's file: one small row per commit, under the store's own pragmas.
 const floorDb = new Database(path.join(dir, "floor.db"));
 floorDb.pragma("journal_mode = WAL");
@@ -46,7 +50,7 @@ const appOn = (store: TaskStore, extra?: () => void) => {
   });
   return new H3().all("/mcp", defineMcpHandler({ name: "bench", version: "0", tools: [tool] }, { extensionPlugins: [mcpTasks({ store, max: 1_000_000 })] }));
 };
-const apps = { memory: appOn(memoryTaskStore()), sqlite: appOn(sqlite), floor: appOn(memoryTaskStore(), commits) };
+const apps = { memory: appOn(memoryTaskStore()), sqlite: appOn(sqlite), uncached: appOn(uncached), floor: appOn(memoryTaskStore(), commits) };
 const create = mcpRequest("tools/call", { name: "quick", arguments: {} }, { tasks: true });
 const send = async (app: H3, raw: ReturnType<typeof mcpRequest>, expect: string) => {
   const res = await app.fetch(toWebRequest(raw));
@@ -54,14 +58,14 @@ const send = async (app: H3, raw: ReturnType<typeof mcpRequest>, expect: string)
   if (res.status !== 200 || !text.includes(expect)) throw new Error(`HTTP ${res.status}: ${text}`);
   return text;
 };
-// 1,000 finished tasks on each store, read round-robin.
-const gets = async (app: H3) => {
+// 1,000 finished tasks on each store (or `count`, created through `app`, read through `reader`), read round-robin.
+const gets = async (app: H3, count = 1000, reader = app) => {
   const ids: string[] = [];
-  for (let i = 0; i < 1000; i++) ids.push(JSON.parse(await send(app, create, '"resultType":"task"')).result.taskId);
+  for (let i = 0; i < count; i++) ids.push(JSON.parse(await send(app, create, '"resultType":"task"')).result.taskId);
   const requests = ids.map((taskId) => mcpRequest("tasks/get", { taskId }, { tasks: true }));
   await new Promise((r) => setTimeout(r, 50));
   let next = 0;
-  return () => send(app, requests[next++ % requests.length]!, '"completed"').then(() => {});
+  return () => send(reader, requests[next++ % requests.length]!, '"completed"').then(() => {});
 };
 
 try {
@@ -73,6 +77,7 @@ try {
     { name: "create_floor", serve: () => send(apps.floor, create, '"resultType":"task"').then(() => {}) },
     { name: "get_memory", serve: await gets(apps.memory) },
     { name: "get_sqlite", serve: await gets(apps.sqlite) },
+    { name: "get_uncached", serve: await gets(apps.sqlite, FINISHED_KEPT + 1000, apps.uncached) },
   ];
   const lanes = values.lanes ? all.filter((lane) => values.lanes!.split(",").includes(lane.name)) : all;
   const perRound = await pairedRounds(lanes, Number(values.rounds), Number(values.n), 1000);
@@ -80,12 +85,14 @@ try {
   const has = (...names: string[]) => names.every((name) => perRound[name]);
   const us = (lane: string) => (perRound[lane] ? median(perRound[lane]!).toFixed(1) : "-");
   const line = (label: string, base: string, lane: string) => has(base, lane) && console.log(`${label}: median ${median(ratio(base, lane)).toFixed(3)}× (rounds ${spread(ratio(base, lane))})`);
-  console.log(`synchronous=${synchronous}; µs per request (median of ${values.rounds} rounds × ${values.n}): create memory ${us("create_memory")}, sqlite ${us("create_sqlite")}, floor ${us("create_floor")}; tasks/get memory ${us("get_memory")}, sqlite ${us("get_sqlite")}`);
+  console.log(`synchronous=${synchronous}; µs per request (median of ${values.rounds} rounds × ${values.n}): create memory ${us("create_memory")}, sqlite ${us("create_sqlite")}, floor ${us("create_floor")}; tasks/get memory ${us("get_memory")}, sqlite ${us("get_sqlite")}, sqlite from the file ${us("get_uncached")}`);
   line("tasks/get, SQLite rate ÷ memory rate (goal ≥ 0.8)", "get_memory", "get_sqlite");
+  line("tasks/get of a task not kept in memory (from the file) ÷ memory", "get_memory", "get_uncached");
   line("creation, SQLite rate ÷ memory rate (goal ≥ 0.6)", "create_memory", "create_sqlite");
   line("creation, floor (memory + two commits) rate ÷ memory rate", "create_memory", "create_floor");
   console.log(`load average before: ${before}; after: ${load()}`);
 } finally {
   sqlite.close();
+  uncached.close();
   rmSync(dir, { recursive: true, force: true });
 }
