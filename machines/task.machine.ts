@@ -421,6 +421,49 @@ export const taskMachine = setup({
   },
 });
 
+/** A task's state as the selectors below read it: a live actor's snapshot or a stored one. */
+export interface TaskState {
+  value: TaskStateValue;
+  context: TaskContext;
+}
+
+// Input rounds, as the chart has them: what a run asking for input may do now is read from the chart's own
+// state, so the run keeps no second idea of which round is open, which keys were issued, or which answered.
+
+/** Whether a new input round may open now: one round at a time, and only while the task is working. */
+export function canOpenRound(state: TaskState): boolean {
+  return state.value === "working";
+}
+
+/**
+ * Whether the round open now was asked with exactly `keys` (the keys the run asked with; those answered
+ * already count): a later attempt asking what its previous attempt asked takes that round over.
+ */
+export function isOpenRoundAskedWith(state: TaskState, keys: readonly string[]): boolean {
+  const { inputKeys, answers } = state.context;
+  return state.value === "input_required" && _sameKeys([...Object.keys(answers), ...Object.values(inputKeys)], keys);
+}
+
+/**
+ * Whether the last round was asked with `keys`, is answered, and is none of the rounds whose wire keys are
+ * `keptWire` (the rounds a run's record kept): answered after the attempt that asked it was lost.
+ */
+export function isAnsweredRoundUnkept(state: TaskState, keys: readonly string[], keptWire: readonly string[]): boolean {
+  const { answers, issuedKeys } = state.context;
+  if (state.value !== "working" || !keys.length || issuedKeys.length < keys.length || !_sameKeys(Object.keys(answers), keys)) return false;
+  return !lastRoundWireKeys(state.context, keys.length).some((key) => keptWire.includes(key));
+}
+
+/** The wire keys the chart issued for the last round, of `count` keys. */
+export function lastRoundWireKeys(context: TaskContext, count: number): string[] {
+  return context.issuedKeys.slice(-count);
+}
+
+/** The answers of a round, by the keys it asked with (`answers` as the chart keeps them, by those keys). */
+export function roundAnswers(answers: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]]));
+}
+
 // --- Internal ---
 
 /**
@@ -465,4 +508,9 @@ function _freshWireKeys(userKeys: string[], issued: string[]): string[] {
     taken.add(fresh);
     return fresh;
   });
+}
+
+/** The same keys, in any order. */
+function _sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((key) => b.includes(key));
 }

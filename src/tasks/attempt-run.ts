@@ -6,11 +6,11 @@
 import type { InputAnswers, InputRequest } from "../features/mrtr/input-requests.ts";
 import type { McpTaskRunContext } from "../features/task-api.ts";
 import type { ClientCapabilities } from "../protocol/types.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import { taskEnded } from "./runtime-parts.ts";
 import type { FinalStatus, TaskOrigin, TaskRunRecord, TaskStore } from "./store.ts";
-import { pickAnswers, TaskRun, type RunSink } from "./task-run.ts";
+import { TaskRun, type RunSink } from "./task-run.ts";
+import { isAnsweredRoundUnkept, isOpenRoundAskedWith, lastRoundWireKeys, roundAnswers } from "../../machines/task.machine.ts";
 import { bytesOver, keptTooLarge } from "./task-bytes.ts";
 
 /** Where an attempt keeps its run's record; rejects (after aborting the attempt) when the store refused it as fenced. */
@@ -117,21 +117,22 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
     const rounds = roundsOf(this.#record);
     const kept = rounds[round];
     // A round answered on an earlier attempt, asked again with the same keys: its answers, not a new question.
-    if (kept && sameKeys(kept.keys, keys)) return Promise.resolve(pickAnswers(kept.answers, keys) as InputAnswers<R>);
+    if (kept && sameKeys(kept.keys, keys)) return Promise.resolve(roundAnswers(kept.answers, keys) as InputAnswers<R>);
     const snapshot = this.current();
     let asked: Promise<Record<string, unknown>>;
-    if (snapshot && !this.asking && openRoundIs(snapshot, keys)) {
+    if (snapshot && !this.asking && isOpenRoundAskedWith(snapshot, keys)) {
       // The previous attempt's round is still open: it keeps its wire keys, and its answers come here.
       asked = this.askRound(requests, true);
-    } else if (snapshot && !this.asking && answeredSince(snapshot, keys, rounds)) {
+    } else if (snapshot && !this.asking && isAnsweredRoundUnkept(snapshot, keys, rounds.flatMap((kept) => kept.wire))) {
       // The previous attempt's round was answered after that attempt was lost.
-      asked = Promise.resolve(pickAnswers(snapshot.context.answers, keys));
+      asked = Promise.resolve(roundAnswers(snapshot.context.answers, keys));
     } else {
       asked = this.askRound(requests, false);
     }
     return this.quietOnEnd(
       asked.then(async (answers) => {
-        const wire = this.current()?.context.issuedKeys.slice(-keys.length) ?? [];
+        const current = this.current();
+        const wire = current ? lastRoundWireKeys(current.context, keys.length) : [];
         const next: KeptRound = { keys, wire, answers };
         await this.#keep({ ...this.#record, answers: { rounds: [...roundsOf(this.#record).slice(0, round), next] } });
         return answers as InputAnswers<R>;
@@ -155,22 +156,4 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((key) => b.includes(key));
-}
-
-/** The chart waits on a round asked with exactly `keys`. */
-function openRoundIs(snapshot: TaskSnapshotLike, keys: readonly string[]): boolean {
-  // Answers given to part of the round are kept by the chart beside the keys still outstanding.
-  const { inputKeys, answers } = snapshot.context;
-  return snapshot.value === "input_required" && sameKeys([...Object.keys(answers), ...Object.values(inputKeys)], keys);
-}
-
-/**
- * The chart's last round was asked with `keys`, is answered, and is not one of the kept rounds (whose wire
- * keys differ): answered after the attempt that asked it was lost.
- */
-function answeredSince(snapshot: TaskSnapshotLike, keys: readonly string[], rounds: readonly KeptRound[]): boolean {
-  const { answers, issuedKeys } = snapshot.context;
-  if (snapshot.value !== "working" || !keys.length || issuedKeys.length < keys.length || !sameKeys(Object.keys(answers), keys)) return false;
-  const wire = issuedKeys.slice(-keys.length);
-  return !rounds.some((round) => round.wire.some((key) => wire.includes(key)));
 }

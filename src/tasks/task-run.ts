@@ -2,7 +2,7 @@
 // snapshots it reports to input waiters, the end that aborts the signal. One object per running task,
 // with nothing of the request that created it (a working task must not keep its request's context,
 // headers or arguments alive).
-import type { JsonRpcErrorObject, TaskEvent, TaskStateValue } from "../../machines/task.machine.ts";
+import { canOpenRound, roundAnswers, type JsonRpcErrorObject, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
 import { McpUsageError } from "../protocol/errors.ts";
 import { assertCanAsk, type InputAnswers, type InputRequest } from "../features/mrtr/input-requests.ts";
 import type { McpTaskContext } from "../features/task-api.ts";
@@ -108,7 +108,8 @@ export class TaskRun implements McpTaskContext, RunReport {
       if (!actor) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
       // One round at a time: the chart only opens a round from `working`, and an answer must never
       // be handed to a call whose question the client was not shown.
-      if (this.#asking || actor.getSnapshot().value !== (adopt ? "input_required" : "working")) {
+      const state = actor.getSnapshot() as TaskSnapshotLike;
+      if (this.#asking || (adopt ? state.value !== "input_required" : !canOpenRound(state))) {
         return reject(new McpUsageError("INPUT_PENDING", "An input round is already open; await it before asking again"));
       }
       try {
@@ -128,7 +129,7 @@ export class TaskRun implements McpTaskContext, RunReport {
         else if (snapshot.value === "working" && opened) {
           waiters.delete(waiter);
           this.#asking = false;
-          resolve(pickAnswers(snapshot.context.answers, keys));
+          resolve(roundAnswers(snapshot.context.answers, keys));
         } else if (isTerminalStatus(snapshot.value)) {
           waiters.delete(waiter);
           this.#asking = false;
@@ -241,11 +242,6 @@ export class TaskRun implements McpTaskContext, RunReport {
     else if (!this.#ended) this.#task.abort = controller;
     return controller.signal;
   }
-}
-
-/** The answers of a round, by the keys it asked with. */
-export function pickAnswers(answers: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.filter((key) => Object.hasOwn(answers, key)).map((key) => [key, answers[key]]));
 }
 
 /** Why a task's signal aborts; a completed task's signal never does. */

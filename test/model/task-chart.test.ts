@@ -4,6 +4,11 @@ import { createActor, initialTransition, transition, type Actor, type SnapshotFr
 import {
   attemptLeftAfter,
   attemptsSpent,
+  canOpenRound,
+  isAnsweredRoundUnkept,
+  isOpenRoundAskedWith,
+  lastRoundWireKeys,
+  roundAnswers,
   taskMachine,
   type InputRequest,
   type TaskEvent,
@@ -453,6 +458,33 @@ function replayDrafts(drafts: Draft[], gaps: number[]): void {
   });
   actor.stop();
 }
+
+describe("input rounds as the chart has them", () => {
+  const at = MODEL_INPUT.now + 10;
+  const ask = (...keys: string[]): TaskEvent => ({ type: "input.request", requests: Object.fromEntries(keys.map((k) => [k, request(k)])), at });
+  const answer = (responses: Record<string, unknown>): TaskEvent => ({ type: "input.answer", responses, at });
+
+  it("opens one round at a time, only while working, and names the round open by the keys it was asked with", () => {
+    const [start, open, partly, done] = replay([ask("confirm", "name"), answer({ confirm: 1 }), answer({ name: 2 })]);
+    expect([start, open, partly, done].map((s) => canOpenRound(s!))).toStrictEqual([true, false, false, true]);
+    // The round open is the one asked with both keys, whether or not part of it is answered; no other.
+    expect([isOpenRoundAskedWith(open!, ["name", "confirm"]), isOpenRoundAskedWith(partly!, ["confirm", "name"])]).toStrictEqual([true, true]);
+    expect([isOpenRoundAskedWith(open!, ["confirm"]), isOpenRoundAskedWith(done!, ["confirm", "name"])]).toStrictEqual([false, false]);
+    expect(roundAnswers(done!.context.answers, ["confirm", "name"])).toStrictEqual({ confirm: 1, name: 2 });
+  });
+
+  it("gives a repeated key a fresh wire key, and tells an answered round apart from the rounds kept", () => {
+    const seen = replay([ask("confirm"), answer({ confirm: true }), ask("confirm"), answer({ "confirm.2": false })]);
+    const first = seen[2]!;
+    const second = seen.at(-1)!;
+    expect([lastRoundWireKeys(first.context, 1), lastRoundWireKeys(second.context, 1)]).toStrictEqual([["confirm"], ["confirm.2"]]);
+    // The second round, answered, is unkept while only the first is kept; kept itself, it is not.
+    expect(isAnsweredRoundUnkept(second, ["confirm"], ["confirm"])).toBe(true);
+    expect(isAnsweredRoundUnkept(second, ["confirm"], ["confirm", "confirm.2"])).toBe(false);
+    expect(isAnsweredRoundUnkept(second, ["name"], [])).toBe(false);
+    expect(roundAnswers(second.context.answers, ["confirm"])).toStrictEqual({ confirm: false });
+  });
+});
 
 describe("random event sequences", () => {
   it("keep every invariant", () => {
