@@ -233,7 +233,7 @@ const attempts = {
       },
     },
     {
-      guard: { type: "newAttempt", params: ({ event }: { event: EventOf<"attempt.claimed"> }) => ({ attempt: event.attempt, judged: event.maxAttempts !== undefined }) },
+      guard: { type: "newAttempt", params: ({ event }: { event: EventOf<"attempt.claimed"> }) => ({ attempt: event.attempt }) },
       actions: { type: "claimAttempt", params: ({ event }: { event: EventOf<"attempt.claimed"> }) => ({ attempt: event.attempt, at: event.at }) },
     },
   ],
@@ -354,8 +354,7 @@ export const taskMachine = setup({
       Object.keys(context.inputRequests).some((key) => Object.hasOwn(p.responses, key)),
     answersAll: ({ context }, p: { responses: Record<string, unknown> }) =>
       Object.keys(context.inputRequests).every((key) => Object.hasOwn(p.responses, key)),
-    // A judged claim within the budget always takes the task: a holder that did not hand it off was lost.
-    newAttempt: ({ context }, p: { attempt: number; judged: boolean }) => p.judged || p.attempt !== context.attempt || context.released !== false,
+    newAttempt: ({ context }, p: { attempt: number }) => p.attempt !== context.attempt || context.released !== false,
     // Released, the last attempt is counted already (spent, or handed off), whatever this loss says.
     releasedWithAttemptsLeft: ({ context }, p: { retryable: boolean; maxAttempts: number }) =>
       context.released === true && p.retryable && attemptsSpent(context) < p.maxAttempts,
