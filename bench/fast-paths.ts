@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { initialTransition, transition } from "xstate";
 import { taskMachine, type TaskEvent } from "../machines/task.machine.ts";
 import { prepareResultMeta, RawJson, toResultMessage, toResultMessageRaw } from "../src/protocol/wire.ts";
-import { toCreateTaskResult, toGetTaskResult, type TaskSnapshotLike } from "../src/tasks/envelopes.ts";
+import { toCreateTaskResult, toGetTaskResult, type TaskSnapshot } from "../src/tasks/envelopes.ts";
 import { toGetTaskResultJson } from "../src/tasks/kept-json.ts";
 import { nextSnapshot } from "../src/tasks/chart.ts";
 import { newTaskId } from "../src/utils/task-id.ts";
@@ -66,13 +66,13 @@ function paired(name: string, fast: Work, plain: Work): void {
 // --- The cases ---
 
 const input = { taskId: newTaskId(), now: Date.now(), ttlMs: 600_000, pollIntervalMs: 1000 };
-const working = initialTransition(taskMachine, input)[0] as unknown as TaskSnapshotLike;
+const working = initialTransition(taskMachine, input)[0] as unknown as TaskSnapshot;
 const RESULT = { resultType: "complete", content: [{ type: "text", text: "hello" }] };
-const completed = transition(taskMachine, initialTransition(taskMachine, input)[0], { type: "work.done", result: RESULT, at: input.now })[0] as unknown as TaskSnapshotLike;
+const completed = transition(taskMachine, initialTransition(taskMachine, input)[0], { type: "work.done", result: RESULT, at: input.now })[0] as unknown as TaskSnapshot;
 const meta = prepareResultMeta({ name: "h3-mcp-bench", version: "0.0.0" });
 
 /** Snapshots whose time moves every `perMs` calls, as creations under load share a millisecond. */
-function snapshotsAt(base: TaskSnapshotLike, count: number, perMs: number): TaskSnapshotLike[] {
+function snapshotsAt(base: TaskSnapshot, count: number, perMs: number): TaskSnapshot[] {
   return Array.from({ length: count }, (_, i) => {
     const at = input.now + Math.floor(i / perMs);
     return { value: base.value, context: { ...base.context, createdAt: at, lastUpdatedAt: at } };
@@ -94,7 +94,7 @@ const cases: Record<string, () => void> = {
       return isoText;
     };
     const snaps = snapshotsAt(working, 4096, 8);
-    const cachedHandle = (s: TaskSnapshotLike) => {
+    const cachedHandle = (s: TaskSnapshot) => {
       const c = s.context;
       return { resultType: "task", taskId: c.taskId, status: "working", createdAt: cached(c.createdAt), lastUpdatedAt: cached(c.lastUpdatedAt), ttlMs: c.ttlMs, pollIntervalMs: c.pollIntervalMs };
     };
@@ -115,7 +115,7 @@ const cases: Record<string, () => void> = {
     const json = JSON.stringify((completed.context as { result: object }).result);
     paired("toGetTaskResultJson (small result, JSON spliced)", (n) => { let x; for (let i = 0; i < n; i++) x = toGetTaskResultJson(completed, json); return x; }, (n) => { let x; for (let i = 0; i < n; i++) x = JSON.stringify(toGetTaskResult(completed)); return x; });
     const big = { resultType: "complete", content: [{ type: "text", text: "x".repeat(16_000) }] };
-    const bigDone = { value: "completed", context: { ...completed.context, result: big } } as TaskSnapshotLike;
+    const bigDone = { value: "completed", context: { ...completed.context, result: big } } as TaskSnapshot;
     const bigJson = JSON.stringify(big);
     paired("toGetTaskResultJson (16 KB result, JSON spliced)", (n) => { let x; for (let i = 0; i < n; i++) x = toGetTaskResultJson(bigDone, bigJson); return x; }, (n) => { let x; for (let i = 0; i < n; i++) x = JSON.stringify(toGetTaskResult(bigDone)); return x; });
   },
@@ -135,7 +135,7 @@ const cases: Record<string, () => void> = {
     paired("newTaskId against crypto.randomUUID", (n) => { let x; for (let i = 0; i < n; i++) x = newTaskId(); return x; }, (n) => { let x; for (let i = 0; i < n; i++) x = crypto.randomUUID(); return x; });
   },
   scope() {
-    const stored = JSON.parse(JSON.stringify({ value: "working", context: working.context })) as TaskSnapshotLike;
+    const stored = JSON.parse(JSON.stringify({ value: "working", context: working.context })) as TaskSnapshot;
     const events: TaskEvent[] = [
       { type: "status.update", statusMessage: "step", at: 1 },
       { type: "input.request", requests: { q: { method: "roots/list" } }, at: 1 },

@@ -11,5 +11,5 @@ export {
   type TaskContext,
   type TaskEvent,
   type TaskInput,
-  type TaskStateValue,
+  type TaskStatus,
 } from "./task.machine.ts";

@@ -104,7 +104,7 @@ export type TaskEvent =
   | { type: "attempt.lost"; reason: AttemptLossReason; retryable: boolean; maxAttempts: number; at: number };
 
 /** The chart's state values; identical to the wire `status`. */
-export type TaskStateValue = "working" | "input_required" | "completed" | "failed" | "cancelled";
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
 type EventOf<T extends TaskEvent["type"]> = Extract<TaskEvent, { type: T }>;
 
@@ -422,7 +422,7 @@ export const taskMachine = setup({
 
 /** A task's state as the selectors below read it: a live actor's snapshot or a stored one. */
 export interface TaskState {
-  value: TaskStateValue;
+  value: TaskStatus;
   context: TaskContext;
 }
 

@@ -1,4 +1,5 @@
 import type { H3Event } from "h3";
+import type { TaskStatus } from "../../machines/task.machine.ts";
 import type { McpAuthRefusal } from "./authorization.ts";
 import type { Hub } from "./change-hub.ts";
 import type { ToolDefinition } from "./tools.ts";
@@ -80,7 +81,7 @@ export type McpTaskLeaveReason = "handed_off" | "fenced";
 /** A task at a status change, as `tasks/get` shows it (`taskId`, `status`, `statusMessage`, `inputRequests`, `result`, `error`…). */
 export type McpTaskStatus = JsonObject & {
   readonly taskId: string;
-  readonly status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+  readonly status: TaskStatus;
   /** True on a `failed` task that failed because its ttl ran out. */
   readonly expired?: boolean;
 };

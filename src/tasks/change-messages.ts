@@ -2,7 +2,7 @@
 // the same step as the change (Redis publishes it; Postgres keeps it for the notified instances to read),
 // and one per hand-off of a run found by name.
 import type { TaskEvent } from "../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskSnapshot } from "./envelopes.ts";
 import type { TaskChange, TaskFeed, TaskWrite } from "./store.ts";
 
 /**
@@ -14,8 +14,8 @@ interface ChangeMessage {
   i: string;
   v: number;
   e?: TaskEvent;
-  t: TaskSnapshotLike["value"];
-  s?: TaskSnapshotLike;
+  t: TaskSnapshot["value"];
+  s?: TaskSnapshot;
   /** For a task with a run: `e` and `s` as one sealed JSON object (see ../run-seal.ts). */
   x?: string;
 }

@@ -3,7 +3,7 @@
 // way), written by compare-and-set, then told to the actor here and to this instance's listeners.
 import type { TaskEvent } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
-import { isNotified, type TaskSnapshotLike } from "./envelopes.ts";
+import { isNotified, type TaskSnapshot } from "./envelopes.ts";
 import { toGetTaskResultJson } from "./kept-json.ts";
 import { nextSnapshot } from "./chart.ts";
 import type { Listeners } from "./listeners.ts";
@@ -12,7 +12,7 @@ import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { FinalStatus, LiveTaskRecord, TaskFence, TaskRecord, TaskStore } from "./store.ts";
 
 /** Makes the event from the task's snapshot when the change is applied (undefined: no change). */
-export type EventOf = (snapshot: TaskSnapshotLike) => TaskEvent | undefined;
+export type EventOf = (snapshot: TaskSnapshot) => TaskEvent | undefined;
 
 // How long a change waits for the actor here to hear of the one before it.
 const CATCH_UP_MS = 100;

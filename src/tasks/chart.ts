@@ -1,20 +1,20 @@
 // The chart as the runtime uses it on a snapshot it did not compute itself (one read from a shared
 // store): the next snapshot is the chart's pure transition, so the chart alone decides what changes.
 import { type ActorScope, type AnyMachineSnapshot, createActor } from "xstate";
-import { taskMachine, type TaskContext, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import { taskMachine, type TaskContext, type TaskEvent, type TaskStatus } from "../../machines/task.machine.ts";
+import type { TaskSnapshot } from "./envelopes.ts";
 
 /**
  * The chart's answer to `event` in `snapshot`: the next snapshot, or undefined when nothing changes.
  * `snapshot` may be a live actor's own snapshot (used as it is) or a plain stored one (resolved first).
  */
-export function nextSnapshot(snapshot: TaskSnapshotLike, event: TaskEvent): { snapshot: TaskSnapshotLike; final: boolean } | undefined {
+export function nextSnapshot(snapshot: TaskSnapshot, event: TaskEvent): { snapshot: TaskSnapshot; final: boolean } | undefined {
   const state = isMachineSnapshot(snapshot) ? snapshot : taskMachine.resolveState({ value: snapshot.value, context: snapshot.context });
   const next = taskMachine.transition(state as never, event, inertScope());
   // The chart hands back the very snapshot it was given when no transition was taken (an unknown
   // event, or a guard that refused: a repeated status message, an answer naming no open request).
   if (next === state) return undefined;
-  return { snapshot: { value: next.value as TaskStateValue, context: next.context as TaskContext }, final: next.status === "done" };
+  return { snapshot: { value: next.value as TaskStatus, context: next.context as TaskContext }, final: next.status === "done" };
 }
 
 /**
@@ -35,6 +35,6 @@ export function inertScope(): ActorScope<any, any, any, any> {
   return scope!;
 }
 
-function isMachineSnapshot(snapshot: TaskSnapshotLike): snapshot is TaskSnapshotLike & AnyMachineSnapshot {
+function isMachineSnapshot(snapshot: TaskSnapshot): snapshot is TaskSnapshot & AnyMachineSnapshot {
   return (snapshot as Partial<AnyMachineSnapshot>).machine === taskMachine;
 }

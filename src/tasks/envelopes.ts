@@ -1,13 +1,16 @@
 // A task's wire envelopes, built from the chart's snapshot: the Task a creation answers, the DetailedTask
 // that `tasks/get` and `notifications/tasks` carry. Fields are picked by name; context is never spread.
-import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
+import type { TaskContext, TaskStatus } from "../../machines/task.machine.ts";
 import { ErrorCode } from "../protocol/errors.ts";
 import { META, type CreateTaskResult, type JsonObject } from "../protocol/types.ts";
 import { toErrorObject } from "../protocol/wire.ts";
 
-/** Snapshot fields the task envelopes read: the chart's state value and context. */
-export interface TaskSnapshotLike {
-  value: TaskStateValue;
+/**
+ * A task's chart snapshot as the package passes it: the state value and the context of
+ * `machines/task.machine.ts`, both JSON data. A store keeps it and gives it back without looking inside.
+ */
+export interface TaskSnapshot {
+  value: TaskStatus;
   context: TaskContext;
 }
 
@@ -18,9 +21,9 @@ const TASK_STATUS = {
   completed: "completed",
   failed: "failed",
   cancelled: "cancelled",
-} as const satisfies Record<TaskStateValue, string>;
+} as const satisfies Record<TaskStatus, string>;
 
-export function isTerminalStatus(value: TaskStateValue): boolean {
+export function isTerminalStatus(value: TaskStatus): boolean {
   return value === "completed" || value === "failed" || value === "cancelled";
 }
 
@@ -28,12 +31,12 @@ export function isTerminalStatus(value: TaskStateValue): boolean {
  * Whether listeners hear of a change (`notifications/tasks`): what the envelope tells of the task beyond its
  * status message and times changed, that is its status, or the attempt of a run found by name (its `_meta`).
  */
-export function isNotified(previous: TaskSnapshotLike, next: TaskSnapshotLike): boolean {
+export function isNotified(previous: TaskSnapshot, next: TaskSnapshot): boolean {
   return next.value !== previous.value || next.context.attempt !== previous.context.attempt;
 }
 
 /** The Task fields common to every envelope. Picks named fields; never spreads context. */
-export function toTask(snapshot: TaskSnapshotLike, resultType?: "complete"): JsonObject {
+export function toTask(snapshot: TaskSnapshot, resultType?: "complete"): JsonObject {
   const c = snapshot.context;
   // With a resultType (a result of its own rather than a Task inside one), it comes first.
   const task: JsonObject = resultType ? { resultType, taskId: c.taskId, status: TASK_STATUS[snapshot.value] } : { taskId: c.taskId, status: TASK_STATUS[snapshot.value] };
@@ -52,7 +55,7 @@ function isoTime(ms: number): string {
 }
 
 /** DetailedTask: Task plus the fields its status requires. */
-export function toDetailedTask(snapshot: TaskSnapshotLike): JsonObject {
+export function toDetailedTask(snapshot: TaskSnapshot): JsonObject {
   const task = toTask(snapshot);
   const c = snapshot.context;
   switch (snapshot.value) {
@@ -84,7 +87,7 @@ export function taskMeta(context: Pick<TaskContext, "attempt">): JsonObject | un
 }
 
 /** The handle of a task just created (so `working`). */
-export function toCreateTaskResult(snapshot: TaskSnapshotLike): CreateTaskResult {
+export function toCreateTaskResult(snapshot: TaskSnapshot): CreateTaskResult {
   const c = snapshot.context;
   const createdAt = isoTime(c.createdAt);
   const lastUpdatedAt = c.lastUpdatedAt === c.createdAt ? createdAt : isoTime(c.lastUpdatedAt);
@@ -93,7 +96,7 @@ export function toCreateTaskResult(snapshot: TaskSnapshotLike): CreateTaskResult
     : { resultType: "task", taskId: c.taskId, status: "working", statusMessage: c.statusMessage, createdAt, lastUpdatedAt, ttlMs: c.ttlMs, pollIntervalMs: c.pollIntervalMs };
 }
 
-export function toGetTaskResult(snapshot: TaskSnapshotLike): JsonObject {
+export function toGetTaskResult(snapshot: TaskSnapshot): JsonObject {
   return { resultType: "complete", ...toDetailedTask(snapshot) };
 }
 

@@ -8,7 +8,7 @@ import { hasAnswerShape } from "../features/mrtr/answers.ts";
 import type { ListenFilter, ListenStream, McpPluginMethod } from "../features/extension-plugin.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { RawJson } from "../protocol/wire.ts";
-import { EMPTY_ACK, isNotified, isTerminalStatus, toDetailedTask, toGetTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
+import { EMPTY_ACK, isNotified, isTerminalStatus, toDetailedTask, toGetTaskResult, type TaskSnapshot } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import { unrefTimerAt } from "../utils/timers.ts";
 import { isThenable } from "../utils/is-thenable.ts";
@@ -58,7 +58,7 @@ export function createTaskMethods(deps: TaskHandlerDeps): Record<string, McpPlug
         if (typeof responses !== "object" || responses === null || Array.isArray(responses)) {
           throw invalidParams("params.inputResponses must be an object");
         }
-        const answer = (snapshot: TaskSnapshotLike): TaskEvent => inputAnswered(wellFormedAnswers(snapshot.context.inputRequests, responses as JsonObject), deps.now());
+        const answer = (snapshot: TaskSnapshot): TaskEvent => inputAnswered(wellFormedAnswers(snapshot.context.inputRequests, responses as JsonObject), deps.now());
         return after(runtime.send(taskId, owner, answer), (found) => {
           if (found === false) throw unknown();
           // The answer resumes the run here: keep it alive as creation did.
@@ -124,8 +124,8 @@ function wellFormedAnswers(outstanding: Record<string, InputRequest>, responses:
 function agreeTo(deps: TaskHandlerDeps, stream: ListenStream, id: string, owner: string): MaybePromise<boolean> {
   let stopTimer: (() => void) | undefined;
   // A change may arrive before the current state below is sent: each status (and attempt) goes out once.
-  let sent: TaskSnapshotLike | undefined;
-  const send = (snapshot: TaskSnapshotLike) => {
+  let sent: TaskSnapshot | undefined;
+  const send = (snapshot: TaskSnapshot) => {
     if (sent && !isNotified(sent, snapshot)) return;
     sent = snapshot;
     stream.notify("notifications/tasks", toDetailedTask(snapshot));

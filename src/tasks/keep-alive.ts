@@ -4,7 +4,7 @@
 import type { H3Event } from "h3";
 import { workersPlatform } from "#workers-platform";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskSnapshot } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
 
 /** The request's waitUntil, and how long it must outlive a parked run (see `untilIdle`). */
@@ -34,7 +34,7 @@ export function untilIdle(task: LocalTask, holdParkedMs = 0): Promise<void> {
       task.leaving?.delete(done);
       resolve();
     };
-    const follow = (snapshot: TaskSnapshotLike) => {
+    const follow = (snapshot: TaskSnapshot) => {
       clearTimeout(hold);
       hold = undefined;
       if (snapshot.value === "working") return;

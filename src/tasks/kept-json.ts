@@ -1,16 +1,16 @@
 // The format a finished task is kept in: its `tasks/get` answer as JSON text, made once when the task
 // finishes, sent as it is to every later `tasks/get`, and read back here (and only here) when a snapshot
 // is needed again.
-import type { TaskContext, TaskStateValue } from "../../machines/task.machine.ts";
+import type { TaskContext, TaskStatus } from "../../machines/task.machine.ts";
 import { META } from "../protocol/types.ts";
-import { taskMeta, toGetTaskResult, toTask, type TaskSnapshotLike } from "./envelopes.ts";
+import { taskMeta, toGetTaskResult, toTask, type TaskSnapshot } from "./envelopes.ts";
 
 /**
  * A final snapshot's `tasks/get` result, serialised: what a finished task keeps. `resultJson` is the
  * completed task's result already serialised (the runtime serialises it once, to know it is JSON), spliced
  * in rather than serialised again; it goes last, where `toDetailedTask` puts the result.
  */
-export function toGetTaskResultJson(snapshot: TaskSnapshotLike, resultJson?: string): string {
+export function toGetTaskResultJson(snapshot: TaskSnapshot, resultJson?: string): string {
   if (resultJson === undefined || snapshot.value !== "completed" || snapshot.context.result?.resultType === undefined) {
     return JSON.stringify(toGetTaskResult(snapshot));
   }
@@ -47,7 +47,7 @@ export function fullGetTaskResultJson(taskId: string, kept: string): string {
  * final change and still gets the final frame. Only what the envelopes read is rebuilt: a field added to
  * the kept format is read back here, in one place.
  */
-export function snapshotFromKeptJson(json: string): TaskSnapshotLike {
+export function snapshotFromKeptJson(json: string): TaskSnapshot {
   const task = JSON.parse(json) as Record<string, any>;
   const context = {
     taskId: task.taskId,
@@ -64,5 +64,5 @@ export function snapshotFromKeptJson(json: string): TaskSnapshotLike {
     ...(task.error !== undefined && { error: task.error }),
     ...(task._meta?.[META.attempt] !== undefined && { attempt: task._meta[META.attempt] }),
   } satisfies TaskContext;
-  return { value: task.status as TaskStateValue, context };
+  return { value: task.status as TaskStatus, context };
 }

@@ -2,11 +2,11 @@
 // (changes made by other instances), and by the periodic catch-up when a change was lost. A listener
 // sees each change it hears of (a new status or a new attempt, `isNotified`) once, in version order.
 import type { TaskEvent } from "../../machines/task.machine.ts";
-import { isNotified, isTerminalStatus, type TaskSnapshotLike } from "./envelopes.ts";
+import { isNotified, isTerminalStatus, type TaskSnapshot } from "./envelopes.ts";
 import { nextSnapshot } from "./chart.ts";
 import { expired } from "./logic/task-events.ts";
 
-type Listener = (snapshot: TaskSnapshotLike) => void;
+type Listener = (snapshot: TaskSnapshot) => void;
 
 interface Listened {
   readonly listeners: Set<Listener>;
@@ -14,7 +14,7 @@ interface Listened {
   readonly owner: string;
   /** The newest version seen and the last change delivered. */
   version: number;
-  snapshot: TaskSnapshotLike;
+  snapshot: TaskSnapshot;
   readonly expiresAt: number;
 }
 
@@ -22,7 +22,7 @@ export function createListeners() {
   const tasks = new Map<string, Listened>();
   let count = 0;
 
-  const deliver = (id: string, task: Listened, snapshot: TaskSnapshotLike) => {
+  const deliver = (id: string, task: Listened, snapshot: TaskSnapshot) => {
     task.snapshot = snapshot;
     for (const listener of task.listeners) {
       try {
@@ -52,7 +52,7 @@ export function createListeners() {
 
   return {
     /** Starts delivering changes of a live task after `version`; returns the unsubscribe. */
-    add(id: string, owner: string, snapshot: TaskSnapshotLike, version: number, expiresAt: number, listener: Listener): () => void {
+    add(id: string, owner: string, snapshot: TaskSnapshot, version: number, expiresAt: number, listener: Listener): () => void {
       let task = tasks.get(id);
       if (!task) {
         task = { listeners: new Set(), owner, version, snapshot, expiresAt };
@@ -72,14 +72,14 @@ export function createListeners() {
      * attempt changed), or the newest known state, from a catch-up read. Older versions are ignored, so a
      * late change never goes back in time.
      */
-    changed(id: string, version: number, snapshot: TaskSnapshotLike | undefined) {
+    changed(id: string, version: number, snapshot: TaskSnapshot | undefined) {
       const task = tasks.get(id);
       if (!task || version <= task.version) return;
       task.version = version;
       if (snapshot && isNotified(task.snapshot, snapshot)) deliver(id, task, snapshot);
     },
     /** A listened task's final state, read back from the store: it ends whatever version was seen. */
-    finished(id: string, snapshot: TaskSnapshotLike) {
+    finished(id: string, snapshot: TaskSnapshot) {
       const task = tasks.get(id);
       if (task) deliver(id, task, snapshot);
     },

@@ -1,7 +1,7 @@
 // The runtime over a store only this process uses (memory): a task's actor takes each event first and
 // what it became is written; such a write cannot conflict and is synchronous.
 import type { TaskEvent } from "../../machines/task.machine.ts";
-import { isNotified, type TaskSnapshotLike } from "./envelopes.ts";
+import { isNotified, type TaskSnapshot } from "./envelopes.ts";
 import { afterEvent, interruptAttempt, type Interrupted, type InterruptKind } from "./interrupt.ts";
 import { toGetTaskResultJson } from "./kept-json.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
@@ -24,7 +24,7 @@ export class LocalTaskRuntime extends BaseTaskRuntime {
     task.actor?.send(event);
   }
 
-  protected recorded(task: LocalTask, snapshot: TaskSnapshotLike, notified: boolean, final: boolean): void {
+  protected recorded(task: LocalTask, snapshot: TaskSnapshot, notified: boolean, final: boolean): void {
     const version = ++task.applied;
     let json: string | undefined;
     if (final) {

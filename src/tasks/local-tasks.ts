@@ -4,7 +4,7 @@
 // by restarting the actor from the stored snapshot. This is the actor side: nothing here is persisted.
 import { type AnyActorRef, createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskSnapshot } from "./envelopes.ts";
 import type { TaskFence } from "./store.ts";
 import { unrefTimerAt } from "../utils/timers.ts";
 import { expired } from "./logic/task-events.ts";
@@ -15,20 +15,20 @@ type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 export type LeaveReason = "fenced" | "shutdown";
 
 /** Told each status change of a task (a request keeping the task's run alive follows it). */
-export type Follower = (snapshot: TaskSnapshotLike) => void;
+export type Follower = (snapshot: TaskSnapshot) => void;
 
 /** One task whose work runs here. */
 export class LocalTask {
   /** The running actor; undefined once the task is final. */
   actor: AnyActorRef | undefined;
   /** The runtime's observer of the actor's snapshots, subscribed again when the actor restarts. */
-  observer: ((snapshot: TaskSnapshotLike) => void) | undefined;
+  observer: ((snapshot: TaskSnapshot) => void) | undefined;
   /** The run's observer of the task: told every snapshot the runtime recorded, last. */
-  watch: ((snapshot: TaskSnapshotLike) => void) | undefined;
+  watch: ((snapshot: TaskSnapshot) => void) | undefined;
   /** The result the run finished with and its JSON, so the final `tasks/get` JSON does not serialise it again. */
   result: { readonly value: object; readonly json: string } | undefined;
   /** The last snapshot seen, and the version of the task it is (the actor has applied every change up to it). */
-  snapshot: TaskSnapshotLike;
+  snapshot: TaskSnapshot;
   applied = 1;
   /** Aborted by cancel, failure and expiry; made when the run first reads its signal. */
   abort: AbortController | undefined;
@@ -55,7 +55,7 @@ export class LocalTask {
     readonly owner: string | null,
     readonly expiresAt: number,
     actor: AnyActorRef,
-    snapshot: TaskSnapshotLike,
+    snapshot: TaskSnapshot,
   ) {
     this.actor = actor;
     this.snapshot = snapshot;
@@ -125,7 +125,7 @@ export function createLocalTasks(options: { now: () => number; inspect?: Inspect
      * write, sees its outcome). What it gives is what the store holds unless a change made elsewhere is on
      * its way; the compare-and-set made from it is then refused, and the caller reads the store.
      */
-    current(id: string): { snapshot: TaskSnapshotLike; version: number; task: LocalTask } | undefined {
+    current(id: string): { snapshot: TaskSnapshot; version: number; task: LocalTask } | undefined {
       const task = tasks.get(id);
       const snapshot = task?.actor?.getSnapshot();
       if (!task || task.sync?.pending.size || task.sync?.writing || snapshot?.status !== "active") return undefined;
@@ -179,7 +179,7 @@ export function createLocalTasks(options: { now: () => number; inspect?: Inspect
       });
     },
     /** Restarts the actor from the stored snapshot at `version`; the runtime's observer sees its state at once. */
-    resync(id: string, snapshot: TaskSnapshotLike, version: number) {
+    resync(id: string, snapshot: TaskSnapshot, version: number) {
       const task = tasks.get(id);
       if (!task || version <= task.applied || !task.actor) return;
       task.actor.stop();

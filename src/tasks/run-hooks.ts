@@ -5,7 +5,7 @@ import type { McpTaskRunInfo, McpTaskStatus } from "../features/extension-plugin
 import type { TaskRunHooks } from "../features/hooks.ts";
 import type { ToolDefinition } from "../features/tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
-import { toDetailedTask, type TaskSnapshotLike } from "./envelopes.ts";
+import { toDetailedTask, type TaskSnapshot } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import { resultPath, startRun, startWrappedRun } from "./run-outcome.ts";
@@ -64,7 +64,7 @@ function runInfo(task: LocalTask, tool: ToolDefinition<any>, origin: TaskOrigin 
 }
 
 /** A snapshot as a status listener gets it: the `tasks/get` view, with `expired` on a task whose ttl ran out. */
-export function taskStatus(snapshot: TaskSnapshotLike): McpTaskStatus {
+export function taskStatus(snapshot: TaskSnapshot): McpTaskStatus {
   const task = toDetailedTask(snapshot) as McpTaskStatus;
   return snapshot.context.endedBy === "expired" ? { ...task, expired: true } : task;
 }

@@ -7,7 +7,7 @@ import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskClosureOptions, McpTaskNamedRunOptions, McpTaskOptions, McpTaskRunDefinition } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
 import type { ClientCapabilities, CreateTaskResult, JsonObject } from "../protocol/types.ts";
-import { isNotified, isTerminalStatus, toCreateTaskResult, type TaskSnapshotLike } from "./envelopes.ts";
+import { isNotified, isTerminalStatus, toCreateTaskResult, type TaskSnapshot } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
 import { untilIdle, type KeepAlive } from "./keep-alive.ts";
@@ -75,7 +75,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
    * Records a change the actor here made (the local runtime writes it; the shared one wrote it before);
    * `notified`: listeners hear of it (`isNotified`).
    */
-  protected abstract recorded(task: LocalTask, snapshot: TaskSnapshotLike, notified: boolean, final: boolean): void;
+  protected abstract recorded(task: LocalTask, snapshot: TaskSnapshot, notified: boolean, final: boolean): void;
   /** A task's run started here. */
   protected started(_task: LocalTask): void {}
   /** A listen stream subscribed to a task. */
@@ -124,7 +124,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     const id = options.newId();
     const at = this.now();
     const actor = newTaskActor(options, id, at, task.statusMessage, record && (released ? 0 : 1));
-    const snapshot = actor.getSnapshot() as TaskSnapshotLike;
+    const snapshot = actor.getSnapshot() as TaskSnapshot;
     const expiresAt = options.ttlMs === null ? Infinity : at + options.ttlMs;
     const begin = (outcome: CreateOutcome): MaybePromise<CreateTaskResult> => {
       if (outcome !== "created") throw this.refusal(outcome);
@@ -246,7 +246,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     return this.find(id, owner);
   }
 
-  subscribe(id: string, owner: string, listener: (snapshot: TaskSnapshotLike) => void): MaybePromise<TaskSubscription | undefined> {
+  subscribe(id: string, owner: string, listener: (snapshot: TaskSnapshot) => void): MaybePromise<TaskSubscription | undefined> {
     return after(this.find(id, owner, true), (task) => {
       if (!task) return undefined;
       if (task.json !== undefined) return { task, off: () => {} };
@@ -273,7 +273,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
   protected abstract judge(id: string, owner: string, task: TaskRecord | undefined): MaybePromise<TaskRecord | undefined>;
 
   /** A snapshot of a task's actor: recorded, told to the run and the task's followers; a final one ends the task here. */
-  protected observe(task: LocalTask, snapshot: TaskSnapshotLike): void {
+  protected observe(task: LocalTask, snapshot: TaskSnapshot): void {
     const previous = task.snapshot;
     // The actor also reports an event that changed nothing, with the very same snapshot.
     if (snapshot === previous) return;

@@ -5,7 +5,7 @@ import { taskMachine } from "../../machines/task.machine.ts";
 import type { McpTaskNamedRunOptions } from "../features/task-api.ts";
 import type { ClientCapabilities, JsonObject } from "../protocol/types.ts";
 import { internalError, McpJsonRpcError, McpUsageError, taskOwnerFull, taskStoreFull } from "../protocol/errors.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskSnapshot } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { CreateOutcome, TaskLimits, TaskRunRecord, TaskStore } from "./store.ts";
 import type { ServedRuns } from "./task-runs.ts";
@@ -22,7 +22,7 @@ export function newTaskActor(options: TaskRuntimeOptions, id: string, at: number
 }
 
 /** The actor of a task read from the store (claimed here), at the state it was read in (not started yet). */
-export function actorFromSnapshot(options: TaskRuntimeOptions, id: string, snapshot: TaskSnapshotLike): AnyActorRef {
+export function actorFromSnapshot(options: TaskRuntimeOptions, id: string, snapshot: TaskSnapshot): AnyActorRef {
   const c = snapshot.context;
   return createActor(taskMachine, {
     id,
@@ -51,7 +51,7 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /** Tells a status change to the task's followers (requests keeping it alive, plugins' status listeners). */
-export function tellFollowers(task: LocalTask, snapshot: TaskSnapshotLike): void {
+export function tellFollowers(task: LocalTask, snapshot: TaskSnapshot): void {
   const followers = task.followers;
   if (!followers) return;
   for (const follow of followers) {

@@ -8,7 +8,7 @@ import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskOptions } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
 import type { CreateTaskResult, JsonObject } from "../protocol/types.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskSnapshot } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
 import type { DrainOptions } from "./drain.ts";
@@ -85,7 +85,7 @@ export interface TaskRuntime {
    */
   send(id: string, owner: string, eventOf: EventOf): MaybePromise<LocalTask | boolean>;
   /** Subscribes `listener` to the task's later status changes; undefined when the caller may not have it. */
-  subscribe(id: string, owner: string, listener: (snapshot: TaskSnapshotLike) => void): MaybePromise<TaskSubscription | undefined>;
+  subscribe(id: string, owner: string, listener: (snapshot: TaskSnapshot) => void): MaybePromise<TaskSubscription | undefined>;
   /**
    * Tells the expiry of a task whose time has come to whoever is here to hear it (its run, or listen
    * streams), for a listen stream's timer. False while it is not due yet; true once it is (or is final

@@ -7,7 +7,7 @@
 // without a run (a closure) keeps both in the clear.
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import type { TaskContext } from "../../machines/task.machine.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskSnapshot } from "./envelopes.ts";
 import type { TaskWrite } from "./store.ts";
 import { isSealed, type RunSeal } from "./run-seal.ts";
 import { decodeSnapshot, encodeSnapshot } from "./snapshot-codec.ts";
@@ -18,7 +18,7 @@ export function createSealedParts(taskKey: (id: string) => string, seal: RunSeal
   const changeBinding = (id: string) => `${taskKey(id)}#change`;
   return {
     /** A live snapshot as stored: sealed for a task with a run (when the store can seal) once it holds content. */
-    snapshot(id: string, snapshot: TaskSnapshotLike, hasRun: boolean): string {
+    snapshot(id: string, snapshot: TaskSnapshot, hasRun: boolean): string {
       const json = encodeSnapshot(snapshot);
       return hasRun && seal && holdsContent(snapshot.context) ? seal.sealText(snapshotBinding(id), json) : json;
     },
@@ -26,7 +26,7 @@ export function createSealedParts(taskKey: (id: string) => string, seal: RunSeal
      * A stored live snapshot, opened and read into the chart; a clear -32603 when a sealed one does not
      * open, or when a task with a run has one in the clear that holds content (put there, not written by us).
      */
-    readSnapshot(id: string, chartVersion: string, stored: string, hasRun: boolean): TaskSnapshotLike {
+    readSnapshot(id: string, chartVersion: string, stored: string, hasRun: boolean): TaskSnapshot {
       if (!isSealed(stored)) {
         const snapshot = decodeSnapshot(id, chartVersion, stored);
         if (hasRun && holdsContent(snapshot.context)) throw unreadable(id, "its snapshot holds what is sealed, in the clear");
@@ -60,7 +60,7 @@ export function createSealedParts(taskKey: (id: string) => string, seal: RunSeal
 export function finalForChannel(change: TaskWrite): TaskWrite {
   const { context } = change.snapshot;
   if (isEmpty(context.inputRequests) && isEmpty(context.answers)) return change;
-  const snapshot: TaskSnapshotLike = { value: change.snapshot.value, context: { ...context, inputRequests: {}, inputKeys: {}, answers: {} } };
+  const snapshot: TaskSnapshot = { value: change.snapshot.value, context: { ...context, inputRequests: {}, inputKeys: {}, answers: {} } };
   return { ...change, snapshot };
 }
 

@@ -1,9 +1,9 @@
 // A live task's snapshot as a store outside this process holds it (Redis, Postgres, SQLite): the state value and the context, tagged with the chart that
 // wrote it, and restored with `resolveState` before the chart's transition reads it.
 import { createHash } from "node:crypto";
-import { taskMachine, type TaskContext, type TaskStateValue } from "../../machines/task.machine.ts";
+import { taskMachine, type TaskContext, type TaskStatus } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskSnapshot } from "./envelopes.ts";
 
 /**
  * Identifies the chart a snapshot was written by; stored beside every live snapshot. A snapshot another
@@ -13,17 +13,17 @@ import type { TaskSnapshotLike } from "./envelopes.ts";
 export const CHART_VERSION = createHash("sha256").update(JSON.stringify(taskMachine.definition)).digest("base64url").slice(0, 16);
 
 /** What is persisted per live task: the state value and the context, nothing xstate can rebuild. */
-export function encodeSnapshot(snapshot: TaskSnapshotLike): string {
+export function encodeSnapshot(snapshot: TaskSnapshot): string {
   return JSON.stringify({ value: snapshot.value, context: snapshot.context });
 }
 
 /** A stored snapshot, checked; a clear -32603 when it cannot be read into this chart. */
-export function decodeSnapshot(id: string, chartVersion: string, json: string): TaskSnapshotLike {
+export function decodeSnapshot(id: string, chartVersion: string, json: string): TaskSnapshot {
   try {
     const parsed = JSON.parse(json) as { value: unknown; context: unknown };
     if (chartVersion !== CHART_VERSION) assertFits(parsed.context);
-    const state = taskMachine.resolveState({ value: parsed.value as TaskStateValue, context: parsed.context as TaskContext });
-    return { value: state.value as TaskStateValue, context: state.context as TaskContext };
+    const state = taskMachine.resolveState({ value: parsed.value as TaskStatus, context: parsed.context as TaskContext });
+    return { value: state.value as TaskStatus, context: state.context as TaskContext };
   } catch (error) {
     const message = (error as Error).message;
     throw unreadable(
@@ -56,7 +56,7 @@ function assertFits(context: unknown): void {
 }
 
 /** When a task's snapshot says it expires (`createdAt + ttlMs`), or Infinity for an unlimited one. */
-export function expiryOfSnapshot(snapshot: TaskSnapshotLike): number {
+export function expiryOfSnapshot(snapshot: TaskSnapshot): number {
   const { ttlMs, createdAt } = snapshot.context;
   return ttlMs === null ? Infinity : createdAt + ttlMs;
 }

@@ -6,24 +6,20 @@
 // `durableObjectTaskStore()` ("h3-mcp/tasks/durable-object"); "h3-mcp/tasks/testing" checks any other against
 // this contract. docs/task-stores.md says it in prose.
 // For runs found by name a store also keeps their records and decides claims (store-runs.ts).
-import type { TaskEvent, TaskStateValue } from "../../machines/task.machine.ts";
+import type { TaskEvent, TaskStatus } from "../../machines/task.machine.ts";
 import type { Hub } from "../features/change-hub.ts";
 import type { JsonObject } from "../protocol/types.ts";
-import type { TaskSnapshotLike } from "./envelopes.ts";
+import type { TaskSnapshot } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { ClaimableTask, ClaimOutcome, HoldOutcome, LoadedRun, TaskFence, TaskHold, TaskRunRecord } from "./store-runs.ts";
 
 export type { MaybePromise };
 export type { ClaimableTask, ClaimOutcome, HoldOutcome, LoadedRun, TaskFence, TaskHold, TaskRunRecord };
 
-/**
- * A task's chart snapshot as a store keeps it: the state value and the context of
- * `machines/task.machine.ts`, both JSON data. The store never looks inside; it keeps it and gives it back.
- */
-export type TaskSnapshot = TaskSnapshotLike;
+export type { TaskSnapshot };
 
 /** The statuses a task ends in. */
-export type FinalStatus = Extract<TaskStateValue, "completed" | "failed" | "cancelled">;
+export type FinalStatus = Extract<TaskStatus, "completed" | "failed" | "cancelled">;
 
 /**
  * What a task carries from the call that created it (for example that call's trace context): small JSON
@@ -145,7 +141,7 @@ export interface TaskChange {
   readonly id: string;
   readonly version: number;
   /** The status after the change. */
-  readonly status: TaskStateValue;
+  readonly status: TaskStatus;
   /** The event written with it, for the instance running the task (see `TaskWrite.event`). */
   readonly event?: TaskEvent;
   /** The snapshot after the change, when listeners hear of it (`TaskWrite.statusChanged`). */

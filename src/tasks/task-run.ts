@@ -2,12 +2,12 @@
 // snapshots it reports to input waiters, the end that aborts the signal. One object per running task,
 // with nothing of the request that created it (a working task must not keep its request's context,
 // headers or arguments alive).
-import { canOpenRound, roundAnswers, type JsonRpcErrorObject, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
+import { canOpenRound, roundAnswers, type JsonRpcErrorObject, type TaskEvent, type TaskStatus } from "../../machines/task.machine.ts";
 import { McpUsageError } from "../protocol/errors.ts";
 import { assertCanAsk, type InputAnswers, type InputRequest } from "../features/mrtr/input-requests.ts";
 import type { McpTaskContext } from "../features/task-api.ts";
 import type { ClientCapabilities, JsonObject } from "../protocol/types.ts";
-import { isTerminalStatus, type TaskSnapshotLike } from "./envelopes.ts";
+import { isTerminalStatus, type TaskSnapshot } from "./envelopes.ts";
 import { abortableSleep } from "../utils/abortable-sleep.ts";
 import { isThenable } from "../utils/is-thenable.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
@@ -32,7 +32,7 @@ export interface RunSink {
 const CANCELLED = new DOMException("The task was cancelled", "AbortError");
 const ENDED = new DOMException("The task ended", "AbortError");
 
-type Waiter = (snapshot: TaskSnapshotLike) => void;
+type Waiter = (snapshot: TaskSnapshot) => void;
 
 export class TaskRun implements McpTaskContext, RunReport {
   readonly taskId: string;
@@ -42,7 +42,7 @@ export class TaskRun implements McpTaskContext, RunReport {
   #caps: ClientCapabilities;
   #now: () => number;
   #waiters: Set<Waiter> | undefined;
-  #ended: TaskStateValue | undefined;
+  #ended: TaskStatus | undefined;
   /** Why the signal aborts when it is not the task's end (this attempt lost its hold on the task). */
   #endReason: Error | undefined;
   #signal: AbortSignal | undefined;
@@ -108,7 +108,7 @@ export class TaskRun implements McpTaskContext, RunReport {
       if (!actor) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
       // One round at a time: the chart only opens a round from `working`, and an answer must never
       // be handed to a call whose question the client was not shown.
-      const state = actor.getSnapshot() as TaskSnapshotLike;
+      const state = actor.getSnapshot() as TaskSnapshot;
       if (this.#asking || (adopt ? state.value !== "input_required" : !canOpenRound(state))) {
         return reject(new McpUsageError("INPUT_PENDING", "An input round is already open; await it before asking again"));
       }
@@ -165,8 +165,8 @@ export class TaskRun implements McpTaskContext, RunReport {
   }
 
   /** The task's snapshot as the actor here has it, or undefined once it ended. */
-  protected current(): TaskSnapshotLike | undefined {
-    return this.#task.actor?.getSnapshot() as TaskSnapshotLike | undefined;
+  protected current(): TaskSnapshot | undefined {
+    return this.#task.actor?.getSnapshot() as TaskSnapshot | undefined;
   }
 
   /** Whether an input round of this run is being opened or waited for. */
@@ -226,7 +226,7 @@ export class TaskRun implements McpTaskContext, RunReport {
   }
 
   /** Each snapshot the runtime recorded: input waiters hear it, and a final one aborts the signal. */
-  #watch(snapshot: TaskSnapshotLike): void {
+  #watch(snapshot: TaskSnapshot): void {
     if (this.#waiters) for (const waiter of this.#waiters) waiter(snapshot);
     if (!isTerminalStatus(snapshot.value) || this.#endReason) return;
     this.#ended = snapshot.value;
@@ -245,6 +245,6 @@ export class TaskRun implements McpTaskContext, RunReport {
 }
 
 /** Why a task's signal aborts; a completed task's signal never does. */
-function abortReason(status: TaskStateValue): DOMException | undefined {
+function abortReason(status: TaskStatus): DOMException | undefined {
   return status === "cancelled" ? CANCELLED : status === "failed" ? ENDED : undefined;
 }

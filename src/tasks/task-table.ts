@@ -12,13 +12,13 @@
 //
 // Tasks sit in a ring in creation order, which with one TTL per store is expiry order: the store
 // sweeps from the front and stops at the first task still alive.
-import type { TaskStateValue } from "../../machines/task.machine.ts";
+import type { TaskStatus } from "../../machines/task.machine.ts";
 
 const CHUNK_BYTES = 1 << 20;
 /** Records this large get a chunk of their own rather than wasting the rest of a shared one. */
 const OWN_CHUNK_BYTES = CHUNK_BYTES >> 4;
 /** Status codes; 0 is a task still running. */
-const STATUSES: readonly (TaskStateValue | undefined)[] = [undefined, "completed", "failed", "cancelled"];
+const STATUSES: readonly (TaskStatus | undefined)[] = [undefined, "completed", "failed", "cancelled"];
 const LIVE = 0;
 const INITIAL = 64;
 
@@ -137,12 +137,12 @@ export class TaskTable<Live = unknown> {
   }
 
   /** The final status, or undefined while the task runs. */
-  status(p: number): TaskStateValue | undefined {
+  status(p: number): TaskStatus | undefined {
     return STATUSES[this.records[p * WORDS + STATUS_JSON]! >>> JSON_BITS];
   }
 
   /** Keeps a live task's id, its origin's JSON ("" for none) and its `tasks/get` JSON, now that it finished. */
-  finish(p: number, status: TaskStateValue, json: string, origin = ""): void {
+  finish(p: number, status: TaskStatus, json: string, origin = ""): void {
     const code = STATUSES.indexOf(status);
     if (code <= LIVE) throw new TypeError(`Not a final status: ${status}`);
     const id = this.liveIds[p];

@@ -13,13 +13,13 @@ import {
   type InputRequest,
   type TaskEvent,
   type TaskInput,
-  type TaskStateValue,
+  type TaskStatus,
 } from "../../machines/task.machine.ts";
 import { describePath, chartEventPaths, MODEL_INPUT, TASK_EVENT_TYPES } from "../../src/tasks/testing/chart-paths.ts";
 
 type Snapshot = SnapshotFrom<typeof taskMachine>;
 
-const STATUSES: readonly TaskStateValue[] = ["working", "input_required", "completed", "failed", "cancelled"];
+const STATUSES: readonly TaskStatus[] = ["working", "input_required", "completed", "failed", "cancelled"];
 const FINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
 
 /** What a replay remembers between steps to check the invariants that span several steps. */

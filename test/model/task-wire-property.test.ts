@@ -16,7 +16,7 @@ import fc from "fast-check";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { initialTransition, transition, type InspectionEvent } from "xstate";
-import { taskMachine, type TaskEvent, type TaskStateValue } from "../../machines/task.machine.ts";
+import { taskMachine, type TaskEvent, type TaskStatus } from "../../machines/task.machine.ts";
 import { mcpElicit, McpJsonRpcError } from "../../src/index.ts";
 import { drivenTasksApp, type InputCall, type TaskDriver } from "../../src/tasks/testing/task-driver.ts";
 import { expectShape, S } from "../helpers/schemas.ts";
@@ -357,7 +357,7 @@ function checkTask(t: Tracked, events: TaskEvent[]): void {
     while (at < trajectory.length && !isDeepStrictEqual(predictedGet(trajectory[at]!), envelope)) at++;
     expect(at < trajectory.length, `${label(i)} is no state the chart passed through after the previous one: ${JSON.stringify(envelope)}`).toBe(true);
   }
-  expect(TERMINAL.has(s.value as TaskStateValue)).toBe(true);
+  expect(TERMINAL.has(s.value as TaskStatus)).toBe(true);
 
   // Answers. Rounds are traced by the token each request carries in its message.
   const tokenOf = (request: { params?: Record<string, unknown> }) => String(request.params?.message).split("/")[0];

@@ -5,7 +5,7 @@ import { type ActorScope, type AnyActorLogic, transition } from "xstate";
 import { describe, expect, it } from "vitest";
 import { taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
 import { inertScope, nextSnapshot } from "../../src/tasks/chart.ts";
-import type { TaskSnapshotLike } from "../../src/tasks/envelopes.ts";
+import type { TaskSnapshot } from "../../src/tasks/envelopes.ts";
 
 /** The scope xstate's public transition() hands the logic: a logic that is the chart but records its scope. */
 function xstateScope(): ActorScope<any, any, any, any> {
@@ -23,7 +23,7 @@ function xstateScope(): ActorScope<any, any, any, any> {
   return seen;
 }
 
-const stored: TaskSnapshotLike = JSON.parse(
+const stored: TaskSnapshot = JSON.parse(
   JSON.stringify({
     value: "working",
     context: { taskId: "t", createdAt: 1, lastUpdatedAt: 1, ttlMs: null, pollIntervalMs: 100, inputRequests: {}, inputKeys: {}, issuedKeys: [], answers: {} },

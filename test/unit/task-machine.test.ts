@@ -6,7 +6,7 @@ import {
   type InputRequest,
   type TaskEvent,
   type TaskInput,
-  type TaskStateValue,
+  type TaskStatus,
 } from "../../machines/task.machine.ts";
 
 type Snapshot = SnapshotFrom<typeof taskMachine>;
@@ -361,7 +361,7 @@ describe("ways out", () => {
 });
 
 describe("final states", () => {
-  const finals: Record<Extract<TaskStateValue, "completed" | "failed" | "cancelled">, TaskEvent> = {
+  const finals: Record<Extract<TaskStatus, "completed" | "failed" | "cancelled">, TaskEvent> = {
     completed: { type: "work.done", result: { content: [] }, at: T0 + 50 },
     failed: { type: "work.protocolError", error: { code: -32001, message: "boom" }, at: T0 + 50 },
     cancelled: { type: "task.cancel", at: T0 + 50 },

@@ -2,7 +2,7 @@
 // which Redis keeps in a single allocation (a hash would become a hashtable, its JSON being longer than
 // the 64 bytes a compact hash allows per value). The JSON's opening up to the task id is the same for
 // every task and the id is in the key, so the string keeps only the rest.
-import type { TaskStateValue } from "../../../machines/task.machine.ts";
+import type { TaskStatus } from "../../../machines/task.machine.ts";
 import { fullGetTaskResultJson } from "../kept-json.ts";
 import type { FinalStatus, TaskOrigin } from "../store.ts";
 
@@ -76,7 +76,7 @@ export class FinishedTasks {
 
 /** The status a finished task's JSON records (it comes second, right after the id). */
 function statusOfFinalJson(json: string): FinalStatus {
-  return (/"status":"([a-z_]+)"/.exec(json)?.[1] ?? "failed") as TaskStateValue as FinalStatus;
+  return (/"status":"([a-z_]+)"/.exec(json)?.[1] ?? "failed") as TaskStatus as FinalStatus;
 }
 
 /** When a finished task's JSON says it expires (`createdAt + ttlMs`), or Infinity for an unlimited one. */

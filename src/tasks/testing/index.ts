@@ -44,7 +44,6 @@ export type {
   ToolCallAnswer,
   ToolRun,
   WireError,
-  WireInputRequest,
 } from "./test-types.ts";
 
 /**

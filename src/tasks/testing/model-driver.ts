@@ -13,7 +13,8 @@ import { BOGUS_KEY, describePath } from "./chart-paths.ts";
 import type { Fetcher } from "./client.ts";
 import type { ModelPath, ModelStep } from "./model-paths.ts";
 import { createTestClient, type TestClient } from "./test-client.ts";
-import type { TaskStatus, TaskView, WireInputRequest } from "./test-types.ts";
+import type { InputRequest } from "../../../machines/task.machine.ts";
+import type { TaskStatus, TaskView } from "./test-types.ts";
 
 /** What the wire showed that the chart did not predict, or a step that never showed. */
 export class ModelPathError extends Error {
@@ -31,7 +32,7 @@ export interface DriveOptions {
    * The answer to one input request, by the key the wire shows. Default: an elicitation accepted with empty
    * content; other kinds of request need this.
    */
-  answer?(request: WireInputRequest, key: string): unknown;
+  answer?(request: InputRequest, key: string): unknown;
   /** Lets a held tool (`ToolModel.held`) take its next step; called before each of the tool's steps. */
   proceed?(): void | Promise<void>;
   /**
@@ -207,7 +208,7 @@ async function make(step: ModelStep, client: TestClient, taskId: string, last: T
   return { type: "input.answer", responses, at };
 }
 
-function defaultAnswer(request: WireInputRequest, key: string, fail: (message: string) => Error): unknown {
+function defaultAnswer(request: InputRequest, key: string, fail: (message: string) => Error): unknown {
   if (request.method === "elicitation/create") return { action: "accept", content: {} };
   throw fail(`${key} asks for ${request.method}: give driveModelPath an answer()`);
 }

@@ -5,7 +5,7 @@
 // show after it.
 import { transition, initialTransition } from "xstate";
 import { createTestModel } from "xstate/graph";
-import { taskMachine, type TaskEvent, type TaskStateValue } from "../../../machines/task.machine.ts";
+import { taskMachine, type TaskEvent, type TaskStatus } from "../../../machines/task.machine.ts";
 import { BOGUS_KEY, chartEventPaths, describePath, MODEL_ANSWER, MODEL_INPUT, modelRequest, stampTimes } from "./chart-paths.ts";
 
 /** What a tool of yours does with its task, as far as the chart sees it. */
@@ -43,7 +43,7 @@ export interface ModelStep {
    */
   event: TaskEvent;
   /** The task's status on the wire after this step. */
-  status: TaskStateValue;
+  status: TaskStatus;
 }
 
 export interface ModelPath {
@@ -51,7 +51,7 @@ export interface ModelPath {
   name: string;
   steps: ModelStep[];
   /** The status after the last step. */
-  final: TaskStateValue;
+  final: TaskStatus;
 }
 
 /**
@@ -89,9 +89,9 @@ function toModelPath(events: TaskEvent[]): ModelPath {
   let snapshot = initialTransition(taskMachine, MODEL_INPUT)[0];
   const steps = events.map((event) => {
     snapshot = transition(taskMachine, snapshot, event)[0];
-    return { by: MAKER[event.type as ModelEventType], event, status: snapshot.value as TaskStateValue };
+    return { by: MAKER[event.type as ModelEventType], event, status: snapshot.value as TaskStatus };
   });
-  return { name: describePath(events), steps, final: snapshot.value as TaskStateValue };
+  return { name: describePath(events), steps, final: snapshot.value as TaskStatus };
 }
 
 type Snapshot = ReturnType<typeof initialTransition<typeof taskMachine>>[0];

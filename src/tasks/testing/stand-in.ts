@@ -1,6 +1,6 @@
 // What the kit's store-level cases share: a stand-in for the runtime a store connects to (its clock, its
 // caps and what its feed heard), and the snapshots, ids and final JSON the runtime would write.
-import type { TaskStateValue } from "../../../machines/task.machine.ts";
+import type { TaskStatus } from "../../../machines/task.machine.ts";
 import type { StoreRuntime, TaskChange, TaskSnapshot, TaskStore } from "../store.ts";
 import type { KitCase } from "./kit.ts";
 
@@ -40,7 +40,7 @@ export async function connectStandIns(c: KitCase, limits: { max: number; maxPerO
 }
 
 /** A snapshot of a task created at `createdAt` with a 60 s ttl (so it expires at `createdAt + 60_000`). */
-export function snapshot(id: string, value: TaskStateValue, createdAt: number, lastUpdatedAt = createdAt, extra: Record<string, unknown> = {}): TaskSnapshot {
+export function snapshot(id: string, value: TaskStatus, createdAt: number, lastUpdatedAt = createdAt, extra: Record<string, unknown> = {}): TaskSnapshot {
   return {
     value,
     context: { taskId: id, createdAt, lastUpdatedAt, ttlMs: 60_000, pollIntervalMs: 1000, inputRequests: {}, inputKeys: {}, issuedKeys: [], answers: {}, ...extra },

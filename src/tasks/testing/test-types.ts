@@ -1,16 +1,11 @@
 // What the test client reads off the wire, typed: the task shapes of the tasks extension and the results of
 // a tools/call, as a 2026-07-28 server sends them.
-import type { TaskStateValue } from "../../../machines/task.machine.ts";
+import type { InputRequest, TaskStatus } from "../../../machines/task.machine.ts";
 import { META, type CallToolResult, type ClientCapabilities, type Implementation, type InputRequiredResult, type JsonObject } from "../../protocol/types.ts";
 
 /** A task's status on the wire (the chart's state names). */
-export type TaskStatus = TaskStateValue;
+export type { TaskStatus };
 
-/** One request for client input, as the server sends it under `inputRequests`. */
-export interface WireInputRequest {
-  method: string;
-  params?: JsonObject;
-}
 
 /** A JSON-RPC error object. */
 export interface WireError {
@@ -43,7 +38,7 @@ export interface TaskView {
   ttlMs: number | null;
   pollIntervalMs: number;
   /** The open requests, by key; only while `input_required`. */
-  inputRequests?: Record<string, WireInputRequest>;
+  inputRequests?: Record<string, InputRequest>;
   /** The tool's result; only once `completed`. */
   result?: CallToolResult;
   /** Why it failed; only once `failed`. */
@@ -87,7 +82,7 @@ export interface ToolRun {
 }
 
 /** Answers a round of input requests: a response for each key (the keys the server sent). */
-export type InputAnswerer = (requests: Record<string, WireInputRequest>, task?: TaskView) => Record<string, unknown> | Promise<Record<string, unknown>>;
+export type InputAnswerer = (requests: Record<string, InputRequest>, task?: TaskView) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 /** One HTTP exchange: the status, headers and every JSON-RPC message of the answer (JSON or SSE). */
 export interface TestResponse {
