@@ -3,7 +3,9 @@
 // balancer (docs/scale-out.md). Without REDIS_URL, nothing of Redis is loaded. With MCP_TASKS_EXECUTOR=bullmq
 // too, the durable runs are executed by worker processes (`npm run worker`, worker.ts) instead. With
 // MCP_TASKS_SQLITE=<file> instead, tasks live in that SQLite file, which every demo on this host started with
-// it shares (sqlite-store.ts); nothing of SQLite is loaded otherwise.
+// it shares (sqlite-store.ts); nothing of SQLite is loaded otherwise. With DATABASE_URL=postgres://… instead,
+// tasks live in that Postgres database (schema "h3_mcp_demo"), which every demo started with it shares, on
+// any host; nothing of Postgres is loaded otherwise.
 // With MCP_AUTH_ISSUER, /mcp takes only JWT access tokens of that issuer for MCP_AUTH_RESOURCE (default
 // http://HOST:PORT/mcp) with scope `mcp` (docs/authorization.md). Without it, nothing of h3-mcp/auth is loaded.
 import type { RequestStateOptions } from "h3-mcp";
@@ -24,6 +26,8 @@ export interface DemoEnvironment {
 
 /** Every demo sharing a Redis uses this prefix, so they are one server. */
 export const DEMO_PREFIX = "h3-mcp-demo";
+/** The Postgres schema of every demo sharing a DATABASE_URL, so they are one server. */
+export const DEMO_SCHEMA = "h3_mcp_demo";
 /** Short, so a stopped demo's tasks read `failed` (or go on elsewhere) within seconds; MCP_TASKS_LEASE_MS sets another. */
 export const DEMO_LEASE_MS = 3_000;
 /** The most a SIGTERM drain waits for running tasks before handing them off; MCP_DRAIN_MS sets another. */
@@ -51,7 +55,22 @@ export async function demoEnvironment(env: NodeJS.ProcessEnv = process.env): Pro
   const ttl = env.MCP_TASK_TTL_MS ? { ttlMs: Number(env.MCP_TASK_TTL_MS) } : {};
   if (env.MCP_TASKS_EXECUTOR && !url) throw new TypeError("MCP_TASKS_EXECUTOR needs REDIS_URL: the workers reach the tasks through Redis");
   const sqliteFile = env.MCP_TASKS_SQLITE || undefined;
-  if (sqliteFile && url) throw new TypeError("MCP_TASKS_SQLITE and REDIS_URL are both set: tasks live in one store, so set one of them");
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const stores = [url && "REDIS_URL", sqliteFile && "MCP_TASKS_SQLITE", databaseUrl && "DATABASE_URL"].filter(Boolean);
+  if (stores.length > 1) throw new TypeError(`${stores.join(" and ")} are all set: tasks live in one store, so set one of them`);
+  if (databaseUrl) {
+    const leaseMs = envMs(env, "MCP_TASKS_LEASE_MS", DEMO_LEASE_MS);
+    const tasksSecret = env.MCP_TASKS_SECRET || undefined;
+    const { postgresTaskStore } = await import("h3-mcp/tasks/postgres");
+    const store = postgresTaskStore({ connectionString: databaseUrl, schema: DEMO_SCHEMA, leaseMs, secret: tasksSecret });
+    return {
+      tasks: { store, runs: tasksSecret ? durableRuns : [], ...ttl },
+      requestState,
+      auth,
+      describe: `tasks in Postgres at ${redacted(databaseUrl)}, schema "${DEMO_SCHEMA}", lease ${leaseMs} ms${secret ? "" : STATE_WARNING}${tasksSecret ? "" : RUNS_WARNING}${protection}`,
+      close: () => store.close(),
+    };
+  }
   if (sqliteFile) {
     const leaseMs = envMs(env, "MCP_TASKS_LEASE_MS", DEMO_LEASE_MS);
     const tasksSecret = env.MCP_TASKS_SECRET || undefined;
@@ -118,4 +137,15 @@ async function demoAuth(env: NodeJS.ProcessEnv): Promise<McpAuth | undefined> {
     scopeHierarchy: { "mcp:admin": ["mcp"] },
     metadata: { resource_name: "h3-mcp demo" },
   });
+}
+
+/** A database address without its password, for the banner. */
+function redacted(address: string): string {
+  try {
+    const parsed = new URL(address);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(DATABASE_URL)";
+  }
 }

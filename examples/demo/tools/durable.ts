@@ -95,7 +95,7 @@ export function durableTools(served: readonly McpTaskRunDefinition[]) {
   const unkept = (run: McpTaskRunDefinition) =>
     new McpJsonRpcError(
       -32603,
-      `${run.name} is a run found by name, which this demo's task store does not keep: with REDIS_URL, set MCP_TASKS_SECRET (the same on every instance) to seal its record in Redis`,
+      `${run.name} is a run found by name, which this demo's task store does not keep: with REDIS_URL, MCP_TASKS_SQLITE or DATABASE_URL, set MCP_TASKS_SECRET (the same on every instance) to seal its record in the store`,
     );
   const startOf = <I>(run: McpTaskRunDefinition<I>) => {
     const here = served.includes(run);

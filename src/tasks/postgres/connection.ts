@@ -41,15 +41,23 @@ export function openConnection(options: { pool?: PostgresPoolLike; connectionStr
   return {
     query<Row>(text: string, values?: unknown[]): Promise<Row[]> {
       if (closed) return Promise.reject(taskStoreUnavailable("the store was closed"));
+      const deadline = Date.now() + timeoutMs;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(taskStoreUnavailable(`Postgres did not answer within ${timeoutMs} ms`)), timeoutMs);
       });
-      const work = pool.query(text, values).then(
-        (result) => result.rows as Row[],
-        (error) => Promise.reject(failure(error)),
-      );
-      return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+      // A statement that surely did not run (no connection, or the server stopping or starting) is sent
+      // again within the same time bound: a database restart shorter than the bound is not an outage.
+      const attempt = (retries: number): Promise<Row[]> =>
+        pool.query(text, values).then(
+          (result) => result.rows as Row[],
+          (error) => {
+            const pause = Math.min(50 * 2 ** retries, 500);
+            if (closed || !didNotRun(error) || Date.now() + pause >= deadline) return Promise.reject(failure(error));
+            return new Promise<Row[]>((resolve) => setTimeout(resolve, pause)).then(() => attempt(retries + 1));
+          },
+        );
+      return Promise.race([attempt(0), timeout]).finally(() => clearTimeout(timer));
     },
     listener() {
       const base = owned ? config : { ...(options.pool!.options ?? {}) };
@@ -67,6 +75,16 @@ export function openConnection(options: { pool?: PostgresPoolLike; connectionStr
 // resources (too many connections, disk full), operator intervention (shutting down, starting up), system
 // errors; and a transaction that lost a serialization race or a deadlock (trying again may work).
 const OUTAGE = /^(08|53|57|58)|^40001$|^40P01$|^55P03$/;
+
+/**
+ * Whether a statement failed before it could run: the connection was refused or could not be had, or the
+ * server was shutting down (57P01: the statement was cut and rolled back), starting up or out of connections.
+ */
+function didNotRun(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === "ECONNREFUSED" || code === "57P01" || code === "57P03" || code === "53300") return true;
+  return typeof message === "string" && /timeout exceeded when trying to connect/i.test(message);
+}
 
 /** What the caller is told of a failed statement. */
 export function failure(error: unknown): McpJsonRpcError {
