@@ -30,14 +30,14 @@ export function createRuns(parts: RunParts) {
     const [row] = await conn.query<{ v: T }>(sql, values);
     return row!.v;
   };
-  // FOR UPDATE SKIP LOCKED: a task another instance is claiming (or its holder writing) right now is left
-  // out, so instances looking at once each get the tasks nobody else is taking.
+  // A plain read, not FOR UPDATE SKIP LOCKED: the listing must show every waiting task to every instance
+  // looking at once (a row another one is claiming would be left out); the claim decides, under its lock.
   const claimable = `SELECT t.id, t.run_name AS name, t.run_version AS version, t.attempt,
       CASE WHEN t.released OR t.worker IS NULL OR l.until IS NULL THEN t.since ELSE l.until END AS "waitingSince"
     FROM ${s}.mcp_tasks t LEFT JOIN ${s}.mcp_task_leases l ON l.worker = t.worker
     WHERE t.run_name = ANY($1) AND t.json IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)
       AND (t.released OR t.worker IS NULL OR l.until IS NULL OR l.until <= ${s}.mcp_now_ms())
-    ORDER BY 5 LIMIT $3 FOR UPDATE OF t SKIP LOCKED`;
+    ORDER BY 5 LIMIT $3`;
 
   return {
     /** The run's sealed record, for creation. */
