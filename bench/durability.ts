@@ -1,26 +1,30 @@
 // How soon a run found by name goes on elsewhere, with real demo processes (examples/demo/server.ts) on a
-// throwaway redis-server: each round starts three fresh instances beside two that stay, gives one a
+// throwaway redis-server (`--store postgres`: a throwaway Postgres cluster, DATABASE_URL): each round starts three fresh instances beside two that stay, gives one a
 // durable_steps task and SIGKILLs it (kill → the next attempt's start, printed by another instance), gives
 // another one and sends it SIGTERM with MCP_DRAIN_MS=0 (SIGTERM → the next attempt's start), and sends the
 // third, idle, SIGTERM first (the drain's own time, as it prints it). Times are taken in this process from the
 // instances' output, read every 2 ms.
-//   npx tsx bench/durability.ts [--rounds 7] [--lease-ms 1000] [--json]
+//   node --import tsx bench/durability.ts [--rounds 7] [--lease-ms 1000] [--store redis|postgres] [--json]
 import { parseArgs } from "node:util";
 import { createTestClient } from "h3-mcp/tasks/testing";
 import { overHttp, startDemo, type DemoProcess } from "../test/helpers/demo-process.ts";
+import { startPostgres } from "../test/helpers/postgres-server.ts";
 import { startRedis } from "../test/helpers/redis-server.ts";
 import { durabilityLines, type DurabilityReport } from "./lib/durability-report.ts";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "7" }, "lease-ms": { type: "string", default: "1000" }, json: { type: "boolean", default: false } } });
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "7" }, "lease-ms": { type: "string", default: "1000" }, json: { type: "boolean", default: false }, store: { type: "string", default: "redis" } } });
 const rounds = Number(values.rounds);
 const leaseMs = Number(values["lease-ms"]);
 const say = (line: string) => (values.json ? console.error(line) : console.log(line));
 
-const redis = await startRedis();
+const backend =
+  values.store === "postgres"
+    ? await startPostgres().then((pg) => ({ env: { DATABASE_URL: pg.url }, stop: () => pg.destroy() }))
+    : await startRedis().then((redis) => ({ env: { REDIS_URL: redis.url }, stop: () => redis.stop() }));
 const live: DemoProcess[] = [];
 const start = async (env: Record<string, string> = {}) => {
   const demo = await startDemo({
-    REDIS_URL: redis.url,
+    ...backend.env,
     MCP_TASKS_SECRET: "bench-secret",
     MCP_REQUEST_STATE_SECRET: "bench-state",
     MCP_TASKS_LEASE_MS: String(leaseMs),
@@ -83,7 +87,7 @@ try {
   }
 } finally {
   await Promise.all(live.map((demo) => demo.stop("SIGKILL")));
-  await redis.stop();
+  await backend.stop();
 }
 
 for (const line of durabilityLines(report)) say(line);

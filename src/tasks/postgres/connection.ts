@@ -8,14 +8,16 @@ import { ErrorCode, McpJsonRpcError, taskStoreUnavailable } from "../../protocol
 
 /** The part of a node-postgres (8) `Pool` the store uses; `options` lets it open its listening connection alike. */
 export interface PostgresPoolLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+  query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: any[] }>;
   on(event: "error", listener: (error: Error) => void): unknown;
   end(): Promise<void>;
   readonly options?: Record<string, unknown>;
 }
 
 export interface Connection {
-  /** One statement, bounded by the timeout; rejects with the store-unavailable or an internal error. */
+  /**
+   * One statement, bounded by the timeout; rejects with the store-unavailable or an internal error.
+   */
   query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>;
   /** A new client for LISTEN, on the same server and credentials as the pool. */
   listener(): pg.Client;
@@ -48,8 +50,9 @@ export function openConnection(options: { pool?: PostgresPoolLike; connectionStr
       });
       // A statement that surely did not run (no connection, or the server stopping or starting) is sent
       // again within the same time bound: a database restart shorter than the bound is not an outage.
+      const config = { text, values };
       const attempt = (retries: number): Promise<Row[]> =>
-        pool.query(text, values).then(
+        pool.query(config).then(
           (result) => result.rows as Row[],
           (error) => {
             const pause = Math.min(50 * 2 ** retries, 500);

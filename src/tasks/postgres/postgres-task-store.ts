@@ -18,10 +18,12 @@ import { openConnection, type PostgresPoolLike } from "./connection.ts";
 import { createHubBridge } from "./hub-bridge.ts";
 import { checkMigrated, migrate } from "./migration.ts";
 import { createRuns } from "./runs.ts";
+import { notConnected, runsNeedSecret, secretRequired, throwRunsNeedSecret, WHERE } from "./setup-errors.ts";
 import { channelsOf, quoteIdentifier } from "./schema.ts";
 
-const WHERE = "postgresTaskStore()";
 const CREATE_OUTCOMES: Record<number, CreateOutcome> = { 1: "created", 0: "full", 2: "owner-full" };
+/** Finished tasks remembered, to read them again by their answer alone (about 150 bytes each). */
+const FINISHED_KNOWN = 50_000;
 const WRITE_OUTCOMES: Record<number, WriteOutcome> = { 1: "written", 0: "conflict", [-1]: "gone", [-2]: "fenced" };
 
 export interface PostgresTaskStoreOptions {
@@ -137,10 +139,22 @@ export function postgresTaskStore(options: PostgresTaskStoreOptions): PostgresTa
       CASE WHEN t.released OR t.worker IS NULL OR l.until IS NULL THEN t.since ELSE l.until END AS waiting_since
     FROM ${s}.mcp_tasks t LEFT JOIN ${s}.mcp_task_leases l ON l.worker = t.worker WHERE t.id = $1`;
 
+  // A finished task never changes: once seen, only its owner and answer are read again (what tasks/get needs).
+  const finished = new Map<string, { expiresAt: number; status: FinalStatus; origin: TaskOrigin | undefined }>();
+  const remember = (id: string, facts: { expiresAt: number; status: FinalStatus; origin: TaskOrigin | undefined }) => {
+    if (finished.size >= FINISHED_KNOWN) finished.delete(finished.keys().next().value!);
+    finished.set(id, facts);
+  };
+  const READ_FINISHED = `SELECT owner, json FROM ${s}.mcp_tasks WHERE id = $1`;
+
   const recordOf = (id: string, row: TaskRow): TaskRecord => {
     const origin = row.origin ? (JSON.parse(row.origin) as TaskOrigin) : undefined;
     const expiresAt = row.expires_at ?? Infinity;
-    if (row.json !== null) return { expiresAt, status: row.status as FinalStatus, json: row.json, origin };
+    if (row.json !== null) {
+      const facts = { expiresAt, status: row.status as FinalStatus, origin };
+      remember(id, facts);
+      return { ...facts, json: row.json };
+    }
     const hasRun = row.run_name !== null;
     const snapshot = sealed.readSnapshot(id, row.chart ?? "", row.snapshot!, hasRun);
     if (!hasRun) return { version: row.version, expiresAt, snapshot, origin, workerAlive: row.alive };
@@ -153,6 +167,19 @@ export function postgresTaskStore(options: PostgresTaskStoreOptions): PostgresTa
     await ready();
     const [row] = await conn.query<TaskRow>(READ, [id]);
     return row;
+  };
+  /** The task and its stored owner hash; a finished task this instance knows, by its answer alone. */
+  const readTask = async (id: string): Promise<{ owner: string; record: TaskRecord } | undefined> => {
+    const facts = finished.get(id);
+    if (facts) {
+      await ready();
+      const [row] = await conn.query<{ owner: string; json: string | null }>(READ_FINISHED, [id]);
+      if (row?.json != null) return { owner: row.owner, record: { ...facts, json: row.json } };
+      finished.delete(id);
+      if (!row) return undefined;
+    }
+    const row = await readRow(id);
+    return row && { owner: row.owner, record: recordOf(id, row) };
   };
   const one = async <T>(sql: string, values: unknown[]): Promise<T> => {
     await ready();
@@ -217,13 +244,12 @@ export function postgresTaskStore(options: PostgresTaskStoreOptions): PostgresTa
       connected();
       // Every change is notified to every listening instance: a listener needs only this one's LISTEN in place.
       if (listen) await reader?.listening;
-      const row = await readRow(id);
-      return row && row.owner === hash ? recordOf(id, row) : undefined;
+      const task = await readTask(id);
+      return task && task.owner === hash ? task.record : undefined;
     },
     async readHeld(id) {
       connected();
-      const row = await readRow(id);
-      return row && recordOf(id, row);
+      return (await readTask(id))?.record;
     },
     async write(id, change: TaskWrite): Promise<WriteOutcome> {
       connected();
@@ -270,27 +296,4 @@ export function postgresTaskStore(options: PostgresTaskStoreOptions): PostgresTa
     },
   };
   return store;
-}
-
-function secretRequired(): TypeError {
-  return new TypeError(
-    `${WHERE}: tasks are bound to their callers (mcpTasks({ bind }), or authorization), so the store needs \`secret\`, ` +
-      "the key it hashes owners with before they reach the database: give every instance the same random value, " +
-      "e.g. postgresTaskStore({ connectionString, secret: process.env.MCP_TASKS_SECRET })",
-  );
-}
-
-function runsNeedSecret(): TypeError {
-  return new TypeError(
-    `${WHERE}: runs found by name (mcpTasks({ runs })) keep their input, checkpoint and answers in the database, sealed ` +
-      "under the store's `secret`: give every instance the same random value, e.g. postgresTaskStore({ connectionString, secret: process.env.MCP_TASKS_SECRET })",
-  );
-}
-
-function throwRunsNeedSecret(): never {
-  throw runsNeedSecret();
-}
-
-function notConnected(): never {
-  throw new Error(`${WHERE}: not connected to mcpTasks() yet`);
 }
