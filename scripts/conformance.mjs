@@ -3,7 +3,8 @@
 //
 //   node scripts/conformance.mjs                 2026-07-28 suite (--suite all) + every tasks-* scenario, against
 //                                                one demo; then again against two demos sharing a throwaway Redis
-//                                                behind a round-robin proxy (when redis-server is on PATH)
+//                                                behind a round-robin proxy (when redis-server is on PATH), and
+//                                                two sharing a throwaway Postgres (when initdb and postgres are there)
 //   node scripts/conformance.mjs --legacy        2025-11-25 suite (--suite all)
 //   node scripts/conformance.mjs --scenario X    one scenario at the era's wire (always with --force)
 //
@@ -217,29 +218,46 @@ async function stopServers() {
 
 // The test tooling (TypeScript) starts the throwaway redis-server and the round-robin proxy.
 const tooling = (file) => import("tsx/esm/api").then(({ tsImport }) => tsImport(path.join(root, file), import.meta.url));
-let cluster; // { redis, proxy }
+let cluster; // { store, proxy }
 
-/** Starts a redis-server, two demos sharing it and one requestState secret, and a proxy; resolves with its URL. */
-async function startCluster() {
-  const { startRedis } = await tooling("test/helpers/redis-server.ts");
+/** Starts the shared store (`redis` or `postgres`), two demos sharing it and one requestState secret, and a proxy; resolves with its URL. */
+async function startCluster(kind) {
   const { startRoundRobinProxy } = await tooling("test/helpers/round-robin-proxy.ts");
   cluster = {};
-  cluster.redis = await startRedis();
-  const env = { REDIS_URL: cluster.redis.url, MCP_REQUEST_STATE_SECRET: `conformance-${process.pid}-${Date.now()}`, MCP_TASKS_SECRET: `conformance-tasks-${process.pid}-${Date.now()}` };
-  const urls = await Promise.all([startServer(env, `${era}-instance-a`), startServer(env, `${era}-instance-b`)]);
+  if (kind === "postgres") {
+    const { startPostgres } = await tooling("test/helpers/postgres-server.ts");
+    const server = await startPostgres();
+    cluster.store = { url: server.url, env: { DATABASE_URL: server.url }, stop: () => server.destroy() };
+  } else {
+    const { startRedis } = await tooling("test/helpers/redis-server.ts");
+    const server = await startRedis();
+    cluster.store = { url: server.url, env: { REDIS_URL: server.url }, stop: () => server.stop() };
+  }
+  const env = { ...cluster.store.env, MCP_REQUEST_STATE_SECRET: `conformance-${process.pid}-${Date.now()}`, MCP_TASKS_SECRET: `conformance-tasks-${process.pid}-${Date.now()}` };
+  const urls = await Promise.all([startServer(env, `${era}-${kind}-instance-a`), startServer(env, `${era}-${kind}-instance-b`)]);
   cluster.proxy = await startRoundRobinProxy(urls.map((u) => new URL(u).origin));
-  console.log(`conformance: two instances (${urls.join(", ")}) share ${cluster.redis.url} behind the round-robin proxy ${cluster.proxy.origin}`);
+  console.log(`conformance: two instances (${urls.join(", ")}) share ${cluster.store.url} behind the round-robin proxy ${cluster.proxy.origin}`);
   return `${cluster.proxy.origin}/mcp`;
 }
 
 async function stopCluster() {
   if (!cluster) return;
-  const { redis, proxy } = cluster;
+  const { store, proxy } = cluster;
   cluster = undefined;
   if (proxy) console.log(`conformance: the proxy sent [${proxy.counts.join(", ")}] requests to the two instances`);
   await proxy?.close();
   await stopServers();
-  await redis?.stop();
+  await store?.stop();
+}
+
+/** The two-instance passes over Postgres: when its binaries are there (or CI / H3_MCP_REQUIRE_POSTGRES requires them). */
+async function postgresPlan() {
+  if (legacy || externalUrl || noCluster || hasArg("--requirements")) return false;
+  const { findPostgresBin, postgresRequired, HOW_TO_RUN } = await tooling("test/helpers/postgres-gate.ts");
+  if (findPostgresBin()) return true;
+  if (postgresRequired()) fail(`initdb and postgres are not on PATH, and the two-instance Postgres run needs them: ${HOW_TO_RUN}`);
+  console.log(`\nconformance: the TWO-INSTANCE (Postgres) run is SKIPPED: initdb and postgres are not on PATH (${HOW_TO_RUN}).`);
+  return false;
 }
 
 /** Whether to run the two-instance pass: wanted, and redis-server present (or its absence fails the run). */
@@ -420,12 +438,17 @@ async function main() {
     }
   }
   const exitedBadly = servers.filter((s) => s.exited && s.exited.signal !== "SIGTERM" && s.exited.code !== null && s.exited.code !== 0);
-  if (withCluster) {
+  const withPostgres = await postgresPlan();
+  const postgresDir = `${results.dir}-two-instances-postgres`;
+  const postgresCodes = [];
+  if (results.own) rmSync(postgresDir, { recursive: true, force: true });
+  for (const [kind, wanted, dir, into] of [["redis", withCluster, clusterDir, clusterCodes], ["postgres", withPostgres, postgresDir, postgresCodes]]) {
+    if (!wanted) continue;
     servers.length = 0;
-    console.log(`\nconformance: ==== the same ${era} runs against two instances sharing one Redis ====`);
+    console.log(`\nconformance: ==== the same ${era} runs against two instances sharing one ${kind === "redis" ? "Redis" : "Postgres"} ====`);
     try {
-      const url = await startCluster();
-      clusterCodes.push(...(await runAll(node22, url, results.own ? clusterDir : undefined)));
+      const url = await startCluster(kind);
+      into.push(...(await runAll(node22, url, results.own ? dir : undefined)));
     } finally {
       await stopCluster();
     }
@@ -434,11 +457,13 @@ async function main() {
 
   reportFailures(results.dir, started, usedBaseline);
   if (withCluster && results.own) reportFailures(clusterDir, started, usedBaseline);
-  const all = [...codes, ...clusterCodes];
+  if (withPostgres && results.own) reportFailures(postgresDir, started, usedBaseline);
+  const all = [...codes, ...clusterCodes, ...postgresCodes];
   const code = all.find((c) => c !== 0) ?? 0;
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (!clusterOnly) console.log(`\nconformance ${era}, one instance: ${codes.length} run(s), exit codes [${codes.join(", ")}]`);
   if (withCluster) console.log(`conformance ${era}, two instances + Redis behind a round-robin proxy: ${clusterCodes.length} run(s), exit codes [${clusterCodes.join(", ")}]`);
+  if (withPostgres) console.log(`conformance ${era}, two instances + Postgres behind a round-robin proxy: ${postgresCodes.length} run(s), exit codes [${postgresCodes.join(", ")}]`);
   console.log(`conformance ${era}: ${seconds} s` + (usedBaseline ? `, baseline ${path.relative(root, usedBaseline)}` : ", no baseline"));
   for (const s of exitedBadly) console.log(`conformance: note: the server ${s.label} exited with code ${s.exited.code} during the run`);
   console.log(`conformance: ${totals.passed} passed, ${totals.failed} failed`);
