@@ -48,6 +48,8 @@ export async function startAttempt(executor: TaskExecutor, attempt: TaskAttempt,
 export async function startNextAttempt(store: TaskStore, executor: TaskExecutor, id: string, last?: number): Promise<void> {
   const read = await store.readHeld!(id);
   if (!read?.snapshot || !read.hold) return;
+  // Held by an attempt whose instance is alive (a worker claimed it since it was announced): nothing waits.
+  if (!read.hold.released && read.workerAlive) return;
   const loaded = await store.loadRun!(id);
   if (loaded.outcome !== "loaded") return;
   const { name, version, input } = loaded.record;
