@@ -148,7 +148,10 @@ describe("demo processes sharing one Postgres database", () => {
       const { started, stopped } = cluster.attempts(id);
       const last = started.at(-1)!;
       expect(task.result.structuredContent).toEqual({ steps: 60, attempt: last.attempt, resumedFrom: last.from });
-      expect(started.map((s) => s.attempt)).toEqual(started.map((_, i) => i + 1));
+      // Attempts start in order, one at a time. A number may be skipped: an attempt claimed by an old
+      // instance just as its drain began is handed off before its run starts, and never prints.
+      expect(started[0]!.attempt).toBe(1);
+      for (const [i, start] of started.entries()) if (i > 0) expect(start.attempt).toBeGreaterThan(started[i - 1]!.attempt);
       expect(stopped.map((s) => [s.attempt, s.instance])).toEqual(started.slice(0, -1).map((s) => [s.attempt, s.instance]));
       for (const [i, stop] of stopped.entries()) expect(started[i + 1]!.from).toBe(stop.after);
     }
