@@ -5,7 +5,7 @@
 //   connection.ts         the pool, every statement bounded in time, an outage read as the store-unavailable error
 //   change-feed.ts        LISTEN/NOTIFY, and the catch-up read of the change rows after the connection drops
 //   runs.ts               runs found by name: claims, hand-offs, the claimable tasks, the sealed run record
-//   hub-bridge.ts         list-changed and resource-updated announcements between instances
+//   ../hub-bridge.ts      list-changed and resource-updated announcements between instances
 import { migrationSql } from "./schema.ts";
 
 export { postgresTaskStore } from "./postgres-task-store.ts";

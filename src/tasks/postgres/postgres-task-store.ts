@@ -15,7 +15,7 @@ import { CHART_VERSION } from "../snapshot-codec.ts";
 import type { ClaimableTask, ClaimOutcome, CreateOutcome, FinalStatus, HoldOutcome, LoadedRun, StoreRuntime, TaskFence, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore, TaskWrite, WriteOutcome } from "../store.ts";
 import { readChanges, type FeedReader } from "./change-feed.ts";
 import { openConnection, type PostgresPoolLike } from "./connection.ts";
-import { createHubBridge } from "./hub-bridge.ts";
+import { createHubBridge } from "../hub-bridge.ts";
 import { checkMigrated, migrate } from "./migration.ts";
 import { createRuns } from "./runs.ts";
 import { notConnected, runsNeedSecret, secretRequired, throwRunsNeedSecret, WHERE } from "./setup-errors.ts";

@@ -6,7 +6,7 @@
 //   owner-hash.ts, keys.ts   what an owner and a key look like in Redis (a live snapshot: ../snapshot-codec.ts;
 //                         the change channel's messages: ../change-messages.ts)
 //   connection.ts, deadlines.ts   the two connections, every command bounded by one timer
-//   hub-bridge.ts         list-changed and resource-updated announcements between instances
+//   ../hub-bridge.ts      list-changed and resource-updated announcements between instances
 //   run-holds.ts, run-scripts.ts, run-lua.ts   runs found by name: claims, hand-offs, fences, the claimable
 //                         tasks, their scripts and the Lua they share with creation and the compare-and-set
 //   ../sealed-parts.ts    what else of a task with a run is sealed under `secret` (../run-seal.ts): its

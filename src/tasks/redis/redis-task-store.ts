@@ -22,7 +22,7 @@ import type {
 import { isSealed, runSeal } from "../run-seal.ts";
 import { changeMessage, readChange, readReleased } from "../change-messages.ts";
 import { openConnection, type RedisClientLike } from "./connection.ts";
-import { createHubBridge } from "./hub-bridge.ts";
+import { createHubBridge } from "../hub-bridge.ts";
 import { storeKeys } from "./keys.ts";
 import { ownerHash, secretRequired } from "./owner-hash.ts";
 import { createReader, type ReadTask } from "./reader.ts";
@@ -109,7 +109,7 @@ export function redisTaskStore(options: RedisTaskStoreOptions = {}): RedisTaskSt
   const workerId = randomUUID();
   const leaseKey = keys.lease(workerId);
   const conn = openConnection({ url: options.url, client: options.client, timeoutMs });
-  const hub = createHubBridge(conn, keys.hub, workerId);
+  const hub = createHubBridge((message) => conn.command(["PUBLISH", keys.hub, message]), workerId);
   const seal = runSeal(secret);
   const sealed = createSealedParts(keys.task, seal);
   const reader = createReader({ conn, keys, leaseMs, readSnapshot: sealed.readSnapshot });

@@ -1,9 +1,9 @@
-// List-changed and resource-updated announcements made on one instance reach listen streams on all
-// of them: each local announcement is published, and each one from elsewhere is announced here.
-import type { Hub, HubEvent } from "../../features/change-hub.ts";
-import type { Connection } from "./connection.ts";
+// List-changed and resource-updated announcements made on one instance reach listen streams on all of
+// them, through a store outside this process (Redis, Postgres): each local announcement is published on
+// the store's hub channel, and each one heard from another instance is announced here.
+import type { Hub, HubEvent } from "../features/change-hub.ts";
 
-export function createHubBridge(conn: Connection, channel: string, instanceId: string) {
+export function createHubBridge(publish: (message: string) => Promise<unknown>, instanceId: string) {
   const hubs = new Set<Hub>();
   let relaying = false;
 
@@ -12,10 +12,10 @@ export function createHubBridge(conn: Connection, channel: string, instanceId: s
     attach(hub: Hub): () => void {
       hubs.add(hub);
       const off = hub.subscribe((event) => {
-        // What came from Redis is already everywhere.
+        // What came from the channel is already everywhere.
         if (relaying) return;
-        conn.command(["PUBLISH", channel, JSON.stringify({ o: instanceId, e: event })]).catch(() => {
-          // Redis down: the announcement still reached this instance's own streams.
+        publish(JSON.stringify({ o: instanceId, e: event })).catch(() => {
+          // The store is down: the announcement still reached this instance's own streams.
         });
       });
       return () => {
