@@ -81,11 +81,14 @@ const OUTAGE = /^(08|53|57|58)|^40001$|^40P01$|^55P03$/;
 
 /**
  * Whether a statement failed before it could run: the connection was refused or could not be had, or the
- * server was shutting down (57P01: the statement was cut and rolled back), starting up or out of connections.
+ * server was shutting down (57P01: the statement was cut and rolled back), starting up or out of connections,
+ * or the statement's transaction was rolled back as a deadlock's victim or a serialization failure.
  */
 function didNotRun(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (code === "ECONNREFUSED" || code === "57P01" || code === "57P03" || code === "53300") return true;
+  // A deadlock's victim (40P01) or a lost serialization race (40001) was rolled back whole: every call is
+  // one statement in its own transaction, so sending it again is safe.
+  if (code === "ECONNREFUSED" || code === "57P01" || code === "57P03" || code === "53300" || code === "40P01" || code === "40001") return true;
   return typeof message === "string" && /timeout exceeded when trying to connect/i.test(message);
 }
 
