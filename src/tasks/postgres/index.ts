@@ -10,6 +10,7 @@ import { migrationSql } from "./schema.ts";
 
 export { postgresTaskStore } from "./postgres-task-store.ts";
 export type { PostgresTaskStore, PostgresTaskStoreOptions } from "./postgres-task-store.ts";
+export type { ClaimedTask } from "./runs.ts";
 export type { PostgresPoolLike } from "./connection.ts";
 
 /** The whole migration as one SQL script, for those who run migrations themselves (then `migrate: false`). */

@@ -17,7 +17,7 @@ import { readChanges, type FeedReader } from "./change-feed.ts";
 import { openConnection, type PostgresPoolLike } from "./connection.ts";
 import { createHubBridge } from "../hub-bridge.ts";
 import { checkMigrated, migrate } from "./migration.ts";
-import { createRuns } from "./runs.ts";
+import { createRuns, type ClaimedTask } from "./runs.ts";
 import { notConnected, runsNeedSecret, secretRequired, throwRunsNeedSecret, WHERE } from "./setup-errors.ts";
 import { channelsOf, quoteIdentifier } from "./schema.ts";
 
@@ -64,6 +64,12 @@ export interface PostgresTaskStore extends TaskStore {
   claim(id: string): Promise<ClaimOutcome>;
   release(id: string, fence: TaskFence): Promise<HoldOutcome>;
   claimable(names: readonly string[], limit: number): Promise<ClaimableTask[]>;
+  /**
+   * Claims up to `limit` waiting tasks of runs `names` (released, or whose holder's lease lapsed), each as its
+   * next attempt, in one statement, oldest first: rows another instance is claiming are skipped (`FOR UPDATE
+   * SKIP LOCKED`), so instances claiming at once get different tasks and never wait for one another.
+   */
+  claimNext(names: readonly string[], limit: number): Promise<ClaimedTask[]>;
   loadRun(id: string): Promise<LoadedRun>;
   saveRun(id: string, record: TaskRunRecord, fence: TaskFence): Promise<HoldOutcome>;
   /** Creates or brings up to date the store's tables (what it does at connect unless `migrate: false`); idempotent. */
@@ -284,6 +290,7 @@ export function postgresTaskStore(options: PostgresTaskStoreOptions): PostgresTa
     claim: async (id) => (connected(), await reader?.listening, runs.claim(id)),
     release: (id, fence) => (connected(), runs.release(id, fence)),
     claimable: (names, limit) => (connected(), runs.claimable(names, limit)),
+    claimNext: async (names, limit) => (connected(), await reader?.listening, runs.claimNext(names, limit)),
     loadRun: (id) => (connected(), runs.loadRun(id)),
     saveRun: (id, record, fence) => (connected(), runs.saveRun(id, record, fence)),
     relayAnnouncements: (h: Hub) => hub.attach(h),

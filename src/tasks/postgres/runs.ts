@@ -5,6 +5,14 @@ import type { RunSeal } from "../run-seal.ts";
 import type { ClaimableTask, ClaimOutcome, HoldOutcome, LoadedRun, TaskFence, TaskRunRecord } from "../store.ts";
 import type { Connection } from "./connection.ts";
 
+/** A task claimed by `claimNext`: this instance holds its attempt `attempt` now. */
+export interface ClaimedTask {
+  readonly id: string;
+  readonly name: string;
+  readonly version: number;
+  readonly attempt: number;
+}
+
 const HOLD_OUTCOMES: Record<number, HoldOutcome> = { 1: "written", [-2]: "fenced", [-1]: "gone" };
 
 interface RunParts {
@@ -30,14 +38,15 @@ export function createRuns(parts: RunParts) {
     const [row] = await conn.query<{ v: T }>(sql, values);
     return row!.v;
   };
-  // A plain read, not FOR UPDATE SKIP LOCKED: the listing must show every waiting task to every instance
-  // looking at once (a row another one is claiming would be left out); the claim decides, under its lock.
+  // FOR KEY SHARE SKIP LOCKED, not FOR UPDATE: instances listing at once share the rows, so each sees every
+  // waiting task; a row whose claim (FOR UPDATE) is under way elsewhere is left out. The claim decides.
   const claimable = `SELECT t.id, t.run_name AS name, t.run_version AS version, t.attempt,
       CASE WHEN t.released OR t.worker IS NULL OR l.until IS NULL THEN t.since ELSE l.until END AS "waitingSince"
     FROM ${s}.mcp_tasks t LEFT JOIN ${s}.mcp_task_leases l ON l.worker = t.worker
     WHERE t.run_name = ANY($1) AND t.json IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)
       AND (t.released OR t.worker IS NULL OR l.until IS NULL OR l.until <= ${s}.mcp_now_ms())
-    ORDER BY 5 LIMIT $3`;
+    ORDER BY 5 LIMIT $3 FOR KEY SHARE OF t SKIP LOCKED`;
+  const claimNext = `SELECT o_id AS id, o_name AS name, o_version AS version, o_attempt AS attempt FROM ${s}.mcp_task_claim_next($1, $2, $3, $4, $5)`;
 
   return {
     /** The run's sealed record, for creation. */
@@ -55,6 +64,11 @@ export function createRuns(parts: RunParts) {
       if (!names.length || limit <= 0) return [];
       await parts.ready();
       return conn.query<ClaimableTask>(claimable, [names, parts.now(), limit]);
+    },
+    async claimNext(names: readonly string[], limit: number): Promise<ClaimedTask[]> {
+      if (!names.length || limit <= 0) return [];
+      await parts.ready();
+      return conn.query<ClaimedTask>(claimNext, [names, limit, workerId, leaseMs, parts.now()]);
     },
     async loadRun(id: string): Promise<LoadedRun> {
       await parts.ready();

@@ -14,7 +14,7 @@
 // docs/postgres.md prints this SQL (`postgresTaskStoreSql()`).
 
 /** The migration's version, one more with every change of the SQL below. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** The count row of every task, beside one row per owner hash (hashes are base64url: never "*"). */
 export const ALL_OWNERS = "*";
@@ -217,6 +217,34 @@ BEGIN
   PERFORM ${s}.mcp_task_sweep(p_now);
   UPDATE ${s}.mcp_task_leases SET until = clock + p_lease_ms WHERE worker = p_worker AND until > clock;
   RETURN FOUND;
+END $$;
+`,
+    `
+-- Claims of waiting tasks in a batch, each its next attempt: the claimable rows are locked FOR UPDATE SKIP
+-- LOCKED, so instances claiming at once never wait for one another and each gets different tasks; then,
+-- under those locks and in a fresh snapshot, each is checked again as mcp_task_claim checks it (a row
+-- claimed elsewhere after this statement's snapshot but before its lock is left alone).
+CREATE OR REPLACE FUNCTION ${s}.mcp_task_claim_next(p_names text[], p_limit integer, p_worker text, p_lease_ms double precision, p_now double precision)
+RETURNS TABLE (o_id text, o_name text, o_version integer, o_attempt integer) LANGUAGE plpgsql AS $$
+DECLARE
+  clock double precision := ${s}.mcp_now_ms();
+  ids text[];
+BEGIN
+  SELECT array_agg(c.id ORDER BY c.waiting) INTO ids FROM (
+    SELECT w.id, CASE WHEN w.released OR w.worker IS NULL THEN w.since
+      ELSE COALESCE((SELECT l.until FROM ${s}.mcp_task_leases l WHERE l.worker = w.worker), w.since) END AS waiting
+    FROM ${s}.mcp_tasks w
+    WHERE w.run_name = ANY(p_names) AND ${liveRun("w")} AND (w.released OR w.worker IS NULL
+      OR NOT EXISTS (SELECT 1 FROM ${s}.mcp_task_leases l WHERE l.worker = w.worker AND l.until > clock))
+    ORDER BY 2 LIMIT p_limit FOR UPDATE OF w SKIP LOCKED) c;
+  IF ids IS NULL THEN RETURN; END IF;
+  PERFORM ${s}.mcp_task_lease(p_worker, p_lease_ms, clock);
+  RETURN QUERY WITH claimed AS (
+    UPDATE ${s}.mcp_tasks t SET attempt = t.attempt + 1, released = false, since = clock, worker = p_worker
+    WHERE t.id = ANY(ids) AND ${liveRun("t")} AND (t.released OR t.worker IS NULL
+      OR NOT EXISTS (SELECT 1 FROM ${s}.mcp_task_leases l WHERE l.worker = t.worker AND l.until > clock))
+    RETURNING t.id, t.run_name, t.run_version, t.attempt)
+  SELECT c.id, c.run_name, c.run_version, c.attempt FROM claimed c JOIN unnest(ids) WITH ORDINALITY u(id, n) ON u.id = c.id ORDER BY u.n;
 END $$;
 `,
   ];
