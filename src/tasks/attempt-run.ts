@@ -6,17 +6,18 @@
 import type { InputAnswers, InputRequest } from "../features/mrtr/input-requests.ts";
 import type { McpTaskRunContext } from "../features/task-api.ts";
 import type { ClientCapabilities } from "../protocol/types.ts";
-import type { LocalTask } from "./local-tasks.ts";
 import { taskEnded } from "./runtime-parts.ts";
+import type { FollowedTask, TaskOfRun } from "./run-view.ts";
 import type { FinalStatus, TaskOrigin, TaskRunRecord, TaskStore } from "./store.ts";
-import { TaskRun, type RunSink } from "./task-run.ts";
+import { TaskRun } from "./task-run.ts";
 import { isAnsweredRoundUnkept, isOpenRoundAskedWith, lastRoundWireKeys, roundAnswers } from "../../machines/task.machine.ts";
 import { bytesOver, keptTooLarge } from "./task-bytes.ts";
 
-/** Where an attempt keeps its run's record; rejects (after aborting the attempt) when the store refused it as fenced. */
-export interface AttemptSink extends RunSink {
-  keepRun(task: LocalTask, run: AttemptRun, record: TaskRunRecord): Promise<void>;
-}
+/**
+ * Where an attempt's reports go, and where it keeps its run's record (rejecting, after aborting the attempt,
+ * when the store refused it as fenced): the runtime, as its runs' view reaches it.
+ */
+export type { RunEngine as AttemptSink } from "./local-tasks.ts";
 
 /**
  * One input round answered, as the run's record keeps it: the keys it asked with, the wire keys the chart
@@ -40,9 +41,9 @@ function roundsOf(record: TaskRunRecord): readonly KeptRound[] {
  * another instance, before this one heard of it) aborts the run's signal as that end's own would, then
  * rejects.
  */
-export async function keepRunRecord(store: TaskStore, task: LocalTask, run: AttemptRun, record: TaskRunRecord, fenced: () => void): Promise<void> {
+export async function keepRunRecord(store: TaskStore, task: FollowedTask, run: AttemptRun, record: TaskRunRecord, fenced: () => void): Promise<void> {
   const fence = task.fence;
-  if (!task.actor || !fence) throw taskEnded();
+  if (!task.current() || !fence) throw taskEnded();
   const kept = await store.saveRun!(task.id, record, fence);
   if (kept === "fenced") {
     fenced();
@@ -77,20 +78,18 @@ export function shutdownReason(attempt: number): Error {
 export class AttemptRun extends TaskRun implements McpTaskRunContext {
   readonly attempt: number;
   #record: TaskRunRecord;
-  #task: LocalTask;
-  #sink: AttemptSink;
+  #task: TaskOfRun;
   /** Rounds asked in this attempt so far (a later attempt replays the kept ones in order). */
   #round = 0;
   /** Writes of the record, one after the other. */
   #keeping: Promise<void> = Promise.resolve();
 
-  constructor(task: LocalTask, sink: AttemptSink, caps: ClientCapabilities, now: () => number, origin: TaskOrigin | undefined, attempt: number, record: TaskRunRecord) {
-    super(task, sink, caps, now, origin);
+  constructor(task: TaskOfRun, caps: ClientCapabilities, now: () => number, origin: TaskOrigin | undefined, attempt: number, record: TaskRunRecord) {
+    super(task, caps, now, origin);
     this.attempt = attempt;
     this.#record = record;
     this.#task = task;
-    this.#sink = sink;
-    task.stopped = (why) => this.abortWith(why === "fenced" ? fencedReason(this.attempt) : shutdownReason(this.attempt));
+    task.onStopped((why) => this.abortWith(why === "fenced" ? fencedReason(this.attempt) : shutdownReason(this.attempt)));
   }
 
   get checkpoint(): unknown {
@@ -105,7 +104,7 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
       json = undefined;
     }
     if (json === undefined) return Promise.reject(new TypeError("task.saveCheckpoint needs JSON data"));
-    const limit = this.#sink.maxTaskBytes;
+    const limit = this.#task.maxTaskBytes;
     const bytes = bytesOver(json, limit);
     if (bytes !== undefined) return Promise.reject(keptTooLarge("task.saveCheckpoint: the checkpoint", bytes, limit));
     return this.#keep({ ...this.#record, checkpoint: JSON.parse(json) });
@@ -146,7 +145,7 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
     if (stopped) return Promise.reject(stopped);
     const write = () => {
       this.#record = record;
-      return this.#sink.keepRun(this.#task, this, record);
+      return this.#task.keepRun(this, record);
     };
     const done = this.#keeping.then(write, write);
     this.#keeping = done.catch(() => {});

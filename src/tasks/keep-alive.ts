@@ -5,7 +5,7 @@ import type { H3Event } from "h3";
 import { workersPlatform } from "#workers-platform";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import type { TaskSnapshot } from "./envelopes.ts";
-import type { LocalTask } from "./local-tasks.ts";
+import type { FollowedTask } from "./run-view.ts";
 
 /** The request's waitUntil, and how long it must outlive a parked run (see `untilIdle`). */
 export interface KeepAlive {
@@ -22,16 +22,14 @@ export interface KeepAlive {
  * request is held while the task waits for input. The pending timer also keeps workerd from judging the
  * held request hung.
  */
-export function untilIdle(task: LocalTask, holdParkedMs = 0): Promise<void> {
+export function untilIdle(task: FollowedTask, holdParkedMs = 0): Promise<void> {
   return new Promise((resolve) => {
-    if (!task.actor) return resolve();
-    // Status changes reach the followers from whichever actor the task has (a shared store may restart it).
-    const followers = (task.followers ??= new Set());
+    if (!task.current()) return resolve();
     let hold: ReturnType<typeof setTimeout> | undefined;
     const done = () => {
       clearTimeout(hold);
-      followers.delete(follow);
-      task.leaving?.delete(done);
+      unfollow();
+      unleave();
       resolve();
     };
     const follow = (snapshot: TaskSnapshot) => {
@@ -41,9 +39,10 @@ export function untilIdle(task: LocalTask, holdParkedMs = 0): Promise<void> {
       if (snapshot.value !== "input_required" || holdParkedMs <= 0) return done();
       hold = setTimeout(done, holdParkedMs);
     };
-    followers.add(follow);
+    // Status changes reach the followers from whichever actor the task has (a shared store may restart it).
+    const unfollow = task.follow(follow);
     // A task that stops running here without ending (handed to another instance) no longer needs this request.
-    (task.leaving ??= new Set()).add(done);
+    const unleave = task.onLeave(done);
     follow(task.snapshot);
   });
 }

@@ -1,24 +1,23 @@
-// The tasks whose work runs in this process, each with its actor (the inspector sees it here), the
-// signal its run reads, and who follows its status. With a shared store the actor is fed every change in
+// The tasks whose work runs in this process, each with its actor (the inspector sees it here), who
+// follows its status, and the view of it its run holds (run-view.ts). With a shared store the actor is fed every change in
 // version order, whichever instance made it; a gap that the feed cannot fill (a lost change) is closed
 // by restarting the actor from the stored snapshot. This is the actor side: nothing here is persisted.
 import { type AnyActorRef, createActor, type InspectionEvent, type Observer } from "xstate";
 import { taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
 import type { TaskSnapshot } from "./envelopes.ts";
-import type { TaskFence } from "./store.ts";
+import type { TaskFence, TaskRunRecord } from "./store.ts";
 import { unrefTimerAt } from "../utils/timers.ts";
 import { expired } from "./logic/task-events.ts";
+import type { Follower, FollowedTask, KeptAttempt, LeaveReason, TaskOfRun } from "./run-view.ts";
+import type { MaybePromise } from "../utils/maybe-promise.ts";
+import type { JsonObject } from "../protocol/types.ts";
 
 type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
-/** Why an attempt here stopped without ending its task: fenced (it lost its hold), or handed off by a drain. */
-export type LeaveReason = "fenced" | "shutdown";
+export type { Follower, LeaveReason } from "./run-view.ts";
 
-/** Told each status change of a task (a request keeping the task's run alive follows it). */
-export type Follower = (snapshot: TaskSnapshot) => void;
-
-/** One task whose work runs here. */
-export class LocalTask {
+/** One task whose work runs here: the engine's record of it (its run holds a view of it, `viewOf`). */
+export class LocalTask implements FollowedTask {
   /** The running actor; undefined once the task is final. */
   actor: AnyActorRef | undefined;
   /** The runtime's observer of the actor's snapshots, subscribed again when the actor restarts. */
@@ -30,8 +29,6 @@ export class LocalTask {
   /** The last snapshot seen, and the version of the task it is (the actor has applied every change up to it). */
   snapshot: TaskSnapshot;
   applied = 1;
-  /** Aborted by cancel, failure and expiry; made when the run first reads its signal. */
-  abort: AbortController | undefined;
   followers: Set<Follower> | undefined;
   /** With a shared store: how changes reach the actor in order. */
   sync: SharedSync | undefined;
@@ -60,6 +57,61 @@ export class LocalTask {
     this.actor = actor;
     this.snapshot = snapshot;
   }
+
+  current(): TaskSnapshot | undefined {
+    return this.actor?.getSnapshot() as TaskSnapshot | undefined;
+  }
+
+  follow(listener: Follower): () => void {
+    const followers = (this.followers ??= new Set());
+    followers.add(listener);
+    return () => followers.delete(listener);
+  }
+
+  onLeave(listener: (why: LeaveReason) => void): () => void {
+    (this.leaving ??= new Set()).add(listener);
+    return () => this.leaving?.delete(listener);
+  }
+
+  /** The view of this task a run holds, reporting to `engine` (the runtime). */
+  runView(engine: RunEngine): TaskOfRun {
+    return viewOf(this, engine);
+  }
+}
+
+/** Where a run's reports go: the runtime running its task. */
+export interface RunEngine {
+  readonly maxTaskBytes: number;
+  dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void>;
+  keepRun(task: LocalTask, run: KeptAttempt, record: TaskRunRecord): Promise<void>;
+}
+
+/** The view of `task` one run holds (run-view.ts), reporting to `engine`: calls on the record, none of its fields. */
+export function viewOf(task: LocalTask, engine: RunEngine): TaskOfRun {
+  return Object.freeze({
+    id: task.id,
+    get fence() {
+      return task.fence;
+    },
+    get snapshot() {
+      return task.snapshot;
+    },
+    maxTaskBytes: engine.maxTaskBytes,
+    current: () => task.current(),
+    follow: (listener: Follower) => task.follow(listener),
+    onLeave: (listener: (why: LeaveReason) => void) => task.onLeave(listener),
+    report: (event: TaskEvent) => engine.dispatch(task, event),
+    keepResult(value: JsonObject, json: string) {
+      task.result = { value, json };
+    },
+    watch(watcher: (snapshot: TaskSnapshot) => void) {
+      task.watch = watcher;
+    },
+    onStopped(listener: (why: LeaveReason) => void) {
+      task.stopped = listener;
+    },
+    keepRun: (run: KeptAttempt, record: TaskRunRecord) => engine.keepRun(task, run, record),
+  });
 }
 
 /** What a task needs with a shared store, where changes made elsewhere reach its actor through the feed. */

@@ -5,9 +5,9 @@
 // its run goes through the plugins' `wrapTaskRun`. What each handler gives is prepared at mount.
 import type { McpTaskClosureOptions } from "../features/task-api.ts";
 import type { MountedHandler } from "../features/mounted-handler.ts";
-import type { LocalTask } from "./local-tasks.ts";
 import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
 import { resultPath, startRun } from "./run-outcome.ts";
+import type { FollowedTask } from "./run-view.ts";
 import type { TaskOrigin, TaskRunRecord } from "./store.ts";
 import type { TaskRun } from "./task-run.ts";
 
@@ -31,7 +31,7 @@ export function mountedTools() {
      * or a tool no handler here serves (none made with this plugin, or options given as a function of the
      * request) has its result checked as a tool result only, and no hook to go through.
      */
-    start(run: TaskRun, work: McpTaskClosureOptions["run"], task: LocalTask, record: TaskRunRecord, origin: TaskOrigin | undefined): Promise<void> | undefined {
+    start(run: TaskRun, work: McpTaskClosureOptions["run"], task: FollowedTask, record: TaskRunRecord, origin: TaskOrigin | undefined): Promise<void> | undefined {
       const name = record.tool;
       if (name !== undefined) {
         for (const handler of handlers) {

@@ -7,7 +7,7 @@ import type { ToolDefinition } from "../features/tools.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import { toDetailedTask, type TaskSnapshot } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
-import type { LocalTask } from "./local-tasks.ts";
+import type { FollowedTask } from "./run-view.ts";
 import { resultPath, startRun, startWrappedRun } from "./run-outcome.ts";
 import type { TaskRun } from "./task-run.ts";
 import type { McpTaskClosureOptions } from "../features/task-api.ts";
@@ -29,7 +29,7 @@ export interface TaskHooks {
 export function startTaskRun(
   run: TaskRun,
   work: McpTaskClosureOptions["run"],
-  task: LocalTask,
+  task: FollowedTask,
   tool: CompiledTool | undefined,
   origin: TaskOrigin | undefined,
   hooks: TaskHooks | undefined,
@@ -43,7 +43,7 @@ export function startTaskRun(
   return startWrappedRun(run, work, finish, (next) => wrapRun(runInfo(task, tool.def, origin), next));
 }
 
-function runInfo(task: LocalTask, tool: ToolDefinition<any>, origin: TaskOrigin | undefined): McpTaskRunInfo {
+function runInfo(task: FollowedTask, tool: ToolDefinition<any>, origin: TaskOrigin | undefined): McpTaskRunInfo {
   return {
     taskId: task.id,
     tool,
@@ -52,13 +52,13 @@ function runInfo(task: LocalTask, tool: ToolDefinition<any>, origin: TaskOrigin 
     ...(task.fence && { attempt: task.fence.attempt }),
     onStatus(listener) {
       // A task that already ended has nothing more to tell.
-      if (!task.actor) return;
-      (task.followers ??= new Set()).add((snapshot) => listener(taskStatus(snapshot)));
+      if (!task.current()) return;
+      task.follow((snapshot) => listener(taskStatus(snapshot)));
     },
     onLeave(listener) {
       // A closure's task cannot leave, and one no longer running here (ended, or gone) has left or never will.
-      if (!task.fence || !task.actor) return;
-      (task.leaving ??= new Set()).add((why) => listener(why === "shutdown" ? "handed_off" : "fenced"));
+      if (!task.fence || !task.current()) return;
+      task.onLeave((why) => listener(why === "shutdown" ? "handed_off" : "fenced"));
     },
   };
 }

@@ -138,7 +138,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
       const entry = new LocalTask(id, owner, expiresAt, actor, snapshot);
       this.local.add(entry);
       entry.observer = (next) => this.observe(entry, next);
-      const run = record ? this.attemptRun(entry, named!, record, 1, ctx.clientCapabilities, origin) : new TaskRun(entry, this, ctx.clientCapabilities, this.now, origin);
+      const run = record ? this.attemptRun(entry, named!, record, 1, ctx.clientCapabilities, origin) : new TaskRun(entry.runView(this), ctx.clientCapabilities, this.now, origin);
       const work: McpTaskClosureOptions["run"] = record ? () => named!.run(run as AttemptRun, record.input) : (task as McpTaskClosureOptions).run;
       this.started(entry);
       actor.subscribe(entry.observer);
@@ -172,7 +172,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
   protected attemptRun(entry: LocalTask, run: McpTaskRunDefinition, record: TaskRunRecord, attempt: number, caps: ClientCapabilities, origin: TaskOrigin | undefined): AttemptRun {
     entry.fence = { attempt };
     entry.maxAttempts = run.maxAttempts;
-    return new AttemptRun(entry, this, caps, this.now, origin, attempt, record);
+    return new AttemptRun(entry.runView(this), caps, this.now, origin, attempt, record);
   }
 
   /**

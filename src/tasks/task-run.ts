@@ -11,22 +11,11 @@ import { isTerminalStatus, type TaskSnapshot } from "./envelopes.ts";
 import { abortableSleep } from "../utils/abortable-sleep.ts";
 import { isThenable } from "../utils/is-thenable.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
-import type { LocalTask } from "./local-tasks.ts";
 import type { RunReport } from "./run-outcome.ts";
+import type { TaskOfRun } from "./run-view.ts";
 import type { FinalStatus, TaskOrigin } from "./store.ts";
 import { bytesOver, keptTooLarge, resultTooLarge } from "./task-bytes.ts";
 import { inputRequested, statusUpdated, workDone, workProtocolError, workToolError } from "./logic/task-events.ts";
-
-/**
- * Where a run reports what its work produced. The run only reports; it learns what became of the task by
- * watching it (`LocalTask.watch`, told by the runtime after it recorded each snapshot).
- */
-export interface RunSink {
-  /** Applies an event the work produced; settles once the store has it. */
-  dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void>;
-  /** What the task may keep of each piece, in bytes (`mcpTasks({ maxTaskBytes })`). */
-  readonly maxTaskBytes: number;
-}
 
 // Shared abort reasons: a per-task Error would keep its stopped actor reachable through the stack it captured.
 const CANCELLED = new DOMException("The task was cancelled", "AbortError");
@@ -37,8 +26,11 @@ type Waiter = (snapshot: TaskSnapshot) => void;
 export class TaskRun implements McpTaskContext, RunReport {
   readonly taskId: string;
   readonly origin: TaskOrigin | undefined;
-  #task: LocalTask;
-  #sink: RunSink;
+  /**
+   * The run's view of its task (run-view.ts). The run only reports through it; it learns what became of the
+   * task by watching it (told by the runtime after it recorded each snapshot).
+   */
+  #task: TaskOfRun;
   #caps: ClientCapabilities;
   #now: () => number;
   #waiters: Set<Waiter> | undefined;
@@ -46,18 +38,19 @@ export class TaskRun implements McpTaskContext, RunReport {
   /** Why the signal aborts when it is not the task's end (this attempt lost its hold on the task). */
   #endReason: Error | undefined;
   #signal: AbortSignal | undefined;
+  /** Aborted by cancel, failure and expiry; made when the run first reads its signal, unless it ended before. */
+  #abort: AbortController | undefined;
   // A round being opened: with a shared store the chart shows it only after a round trip, and a second
   // call meanwhile must be refused, not mistake the first round for its own.
   #asking = false;
 
-  constructor(task: LocalTask, sink: RunSink, caps: ClientCapabilities, now: () => number, origin: TaskOrigin | undefined) {
+  constructor(task: TaskOfRun, caps: ClientCapabilities, now: () => number, origin: TaskOrigin | undefined) {
     this.taskId = task.id;
     this.origin = origin;
     this.#task = task;
-    this.#sink = sink;
     this.#caps = caps;
     this.#now = now;
-    task.watch = (snapshot) => this.#watch(snapshot);
+    task.watch((snapshot) => this.#watch(snapshot));
   }
 
   /** Aborted by cancellation and by failure; made on first read (most runs never read it). */
@@ -67,7 +60,7 @@ export class TaskRun implements McpTaskContext, RunReport {
 
   update({ statusMessage }: { statusMessage: string }): void {
     if (typeof statusMessage !== "string") throw new TypeError("task.update needs a statusMessage string");
-    const limit = this.#sink.maxTaskBytes;
+    const limit = this.#task.maxTaskBytes;
     const bytes = bytesOver(statusMessage, limit);
     if (bytes !== undefined) throw keptTooLarge("task.update: the status message", bytes, limit);
     void this.#send(statusUpdated(statusMessage, this.#now()));
@@ -90,7 +83,7 @@ export class TaskRun implements McpTaskContext, RunReport {
   protected quietOnEnd<T>(asked: Promise<T>): Promise<T> {
     const settled: Promise<T> = new Promise<T>((resolve, reject) => {
       asked.then(resolve, (error: unknown) => {
-        if (!this.#task.actor || this.#ended || this.#endReason) settled.catch(() => {});
+        if (!this.#task.current() || this.#ended || this.#endReason) settled.catch(() => {});
         reject(error);
       });
     });
@@ -104,11 +97,10 @@ export class TaskRun implements McpTaskContext, RunReport {
    */
   protected askRound(requests: Record<string, InputRequest>, adopt: boolean): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
-      const actor = this.#task.actor;
-      if (!actor) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
+      const state = this.#task.current();
+      if (!state) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
       // One round at a time: the chart only opens a round from `working`, and an answer must never
       // be handed to a call whose question the client was not shown.
-      const state = actor.getSnapshot() as TaskSnapshot;
       if (this.#asking || (adopt ? state.value !== "input_required" : !canOpenRound(state))) {
         return reject(new McpUsageError("INPUT_PENDING", "An input round is already open; await it before asking again"));
       }
@@ -151,7 +143,7 @@ export class TaskRun implements McpTaskContext, RunReport {
         }),
       );
       // Only the question is measured (its answers are the client's, bounded by the request body's cap).
-      const limit = this.#sink.maxTaskBytes;
+      const limit = this.#task.maxTaskBytes;
       const bytes = bytesOver(JSON.stringify(wire), limit);
       if (bytes !== undefined) {
         waiters.delete(waiter);
@@ -166,7 +158,7 @@ export class TaskRun implements McpTaskContext, RunReport {
 
   /** The task's snapshot as the actor here has it, or undefined once it ended. */
   protected current(): TaskSnapshot | undefined {
-    return this.#task.actor?.getSnapshot() as TaskSnapshot | undefined;
+    return this.#task.current();
   }
 
   /** Whether an input round of this run is being opened or waited for. */
@@ -184,7 +176,7 @@ export class TaskRun implements McpTaskContext, RunReport {
     if (this.#ended) return;
     this.#ended = "failed";
     this.#endReason = reason;
-    this.#task.abort?.abort(reason);
+    this.#abort?.abort(reason);
     if (this.#waiters) {
       for (const waiter of this.#waiters) waiter({ value: "failed", context: this.#task.snapshot.context });
     }
@@ -197,22 +189,24 @@ export class TaskRun implements McpTaskContext, RunReport {
   endedElsewhere(status: FinalStatus | undefined): void {
     if (this.#ended) return;
     this.#ended = status === "cancelled" ? "cancelled" : "failed";
-    this.#task.abort?.abort(abortReason(this.#ended));
+    this.#abort?.abort(abortReason(this.#ended));
   }
 
   /** @internal Ends the task with `result`, whose JSON the caller already made; one over the limit fails it. */
   complete(result: JsonObject, json: string): MaybePromise<void> {
-    const bytes = bytesOver(json, this.#sink.maxTaskBytes);
-    if (bytes !== undefined) return this.protocolError(resultTooLarge(bytes, this.#sink.maxTaskBytes));
-    this.#task.result = { value: result, json };
+    const limit = this.#task.maxTaskBytes;
+    const bytes = bytesOver(json, limit);
+    if (bytes !== undefined) return this.protocolError(resultTooLarge(bytes, limit));
+    this.#task.keepResult(result, json);
     return this.#send(workDone(result, this.#now()));
   }
 
   /** @internal The run threw or rejected with something other than a McpJsonRpcError. */
   toolError(message: string): MaybePromise<void> {
     // The message is the tool error's result text: kept as a result is.
-    const bytes = bytesOver(message, this.#sink.maxTaskBytes);
-    if (bytes !== undefined) return this.protocolError(resultTooLarge(bytes, this.#sink.maxTaskBytes));
+    const limit = this.#task.maxTaskBytes;
+    const bytes = bytesOver(message, limit);
+    if (bytes !== undefined) return this.protocolError(resultTooLarge(bytes, limit));
     return this.#send(workToolError(message, this.#now()));
   }
 
@@ -222,7 +216,7 @@ export class TaskRun implements McpTaskContext, RunReport {
   }
 
   #send(event: TaskEvent): MaybePromise<void> {
-    return this.#sink.dispatch(this.#task, event);
+    return this.#task.report(event);
   }
 
   /** Each snapshot the runtime recorded: input waiters hear it, and a final one aborts the signal. */
@@ -231,7 +225,7 @@ export class TaskRun implements McpTaskContext, RunReport {
     if (!isTerminalStatus(snapshot.value) || this.#endReason) return;
     this.#ended = snapshot.value;
     const reason = abortReason(snapshot.value);
-    if (reason) this.#task.abort?.abort(reason);
+    if (reason) this.#abort?.abort(reason);
   }
 
   /** Made after the end, the signal is already aborted (unless the task completed). */
@@ -239,7 +233,7 @@ export class TaskRun implements McpTaskContext, RunReport {
     const controller = new AbortController();
     const reason = this.#endReason ?? (this.#ended && abortReason(this.#ended));
     if (reason) controller.abort(reason);
-    else if (!this.#ended) this.#task.abort = controller;
+    else if (!this.#ended) this.#abort = controller;
     return controller.signal;
   }
 }
