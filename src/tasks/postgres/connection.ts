@@ -2,9 +2,9 @@
 // connection string), every statement bounded in time, and database trouble turned into one clear
 // JSON-RPC error: an outage (refused, cut, shutting down, out of connections, a timeout) is the
 // store-unavailable error (503 with Retry-After), anything else (a bug, a table changed by hand) an
-// internal error that says what Postgres said.
+// internal error that names the SQLSTATE alone (what Postgres said goes to onError).
 import pg from "pg";
-import { ErrorCode, McpJsonRpcError, taskStoreUnavailable } from "../../protocol/errors.ts";
+import { internalError, McpJsonRpcError, taskStoreUnavailable } from "../../protocol/errors.ts";
 
 /** The part of a node-postgres (8) `Pool` the store uses; `options` lets it open its listening connection alike. */
 export interface PostgresPoolLike {
@@ -98,7 +98,9 @@ export function failure(error: unknown): McpJsonRpcError {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const text = typeof message === "string" ? message : String(error);
   if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !OUTAGE.test(code)) {
-    return new McpJsonRpcError(ErrorCode.InternalError, `Task store error: ${text} (SQLSTATE ${code})`);
+    // Postgres's message may quote a row's content (a failed cast, a value out of range): the client hears
+    // the SQLSTATE alone, onError the whole error.
+    return Object.assign(internalError(error), { message: `Task store error (SQLSTATE ${code})` });
   }
   // A network error (refused, reset, timed out) or a connection cut under a statement.
   return taskStoreUnavailable(`Postgres: ${text}`);
