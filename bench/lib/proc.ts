@@ -19,8 +19,8 @@ export function benchLib(): "dist" | "src" {
 }
 
 /** Environment for a child process so that it resolves "h3-mcp" as `benchLib()` says. */
-export function libEnv(): Record<string, string> {
-  return benchLib() === "dist" ? { BENCH_LIB: "dist", TSX_TSCONFIG_PATH: join(ROOT, "bench/tsconfig.dist.json") } : { BENCH_LIB: "src" };
+export function libEnv(root = ROOT): Record<string, string> {
+  return benchLib() === "dist" ? { BENCH_LIB: "dist", TSX_TSCONFIG_PATH: join(root, "bench/tsconfig.dist.json") } : { BENCH_LIB: "src" };
 }
 
 export interface Target {
@@ -61,12 +61,14 @@ export async function buildDist(): Promise<void> {
 export async function startTarget(
   name: string,
   file: string,
-  opts: { nodeFlags?: string[]; env?: Record<string, string>; readyTimeoutMs?: number } = {},
+  opts: { nodeFlags?: string[]; env?: Record<string, string>; readyTimeoutMs?: number; root?: string } = {},
 ): Promise<Target> {
   const port = await freePort();
+  // `root`: another checkout (with its own dist/ and bench/targets/), for a target of another commit.
+  const root = opts.root ?? ROOT;
   const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), "--import", "tsx", `bench/targets/${file}`], {
-    cwd: ROOT,
-    env: { ...process.env, ...libEnv(), ...opts.env, PORT: String(port), NODE_ENV: "production" },
+    cwd: root,
+    env: { ...process.env, ...libEnv(root), ...opts.env, PORT: String(port), NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";

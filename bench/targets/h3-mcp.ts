@@ -5,7 +5,9 @@
 //                                    were created; answers the count and a uniform sample of ids.
 //   POST /bench/tasks {"kind", "n"}  creates n tasks that stay parked (kind "parked", task_ask) or
 //                                    working ("working", task_hang); answers their ids.
-//   GET  /bench/stats                store size, task_ask counters and process memory.
+//   GET  /bench/stats                tasks created and held, task_ask counters, process memory and
+//                                    (BENCH_GC=1) the collections since start.
+// BENCH_TTL_MS (a number, or null) and BENCH_MAX replace the app's retention.
 // With BENCH_AUTH=1, /mcp is protected by mcpAuth() with JWT access tokens of an issuer served by this
 // process itself (bench/lib/bench-issuer.ts), scope `mcp`; POST /bench/tokens {"kind", "n"} mints tokens.
 import { serve } from "h3";
@@ -17,6 +19,9 @@ import type { McpAuth } from "h3-mcp/auth";
 import { requests } from "../lib/wire.ts";
 
 const taskOptions: McpTasksOptions = {};
+// The bench app keeps every task (ttlMs null, max 2M) unless told otherwise.
+if (process.env.BENCH_TTL_MS) taskOptions.ttlMs = process.env.BENCH_TTL_MS === "null" ? null : Number(process.env.BENCH_TTL_MS);
+if (process.env.BENCH_MAX) taskOptions.max = Number(process.env.BENCH_MAX);
 let closeStore: (() => Promise<void>) | undefined;
 if (process.env.BENCH_STORE === "redis") {
   const { redisTaskStore } = await import("h3-mcp/tasks/redis");
@@ -47,7 +52,9 @@ if (process.env.BENCH_AUTH === "1") {
   issuer = await createBenchIssuer(origin, `${origin}/mcp`);
   auth = mcpAuth({ resource: `${origin}/mcp`, verifier: jwtVerifier({ issuers: [{ issuer: origin, typ: "at+jwt" }] }), scopes: ["mcp"] });
 }
-const { app } = createBenchApp(taskOptions, { withAsk: process.env.BENCH_ASK === "1", plugins, auth });
+// With BENCH_GC=1, /bench/stats also says how many collections ran and how long they took (ms), by kind.
+const gc = process.env.BENCH_GC === "1" ? (await import("../lib/gc-stats.ts")).observeGc() : undefined;
+const { app, tasks } = createBenchApp(taskOptions, { withAsk: process.env.BENCH_ASK === "1", plugins, auth });
 issuer?.serve(app);
 const sample = new Reservoir(Number(process.env.BENCH_SAMPLE ?? 4096));
 let created = 0;
@@ -70,7 +77,7 @@ app.post("/bench/tasks", async (event) => {
   return { ids };
 });
 
-app.get("/bench/stats", () => ({ created, ...askStats, ...process.memoryUsage() }));
+app.get("/bench/stats", () => ({ created, size: (tasks.store as { size?: number }).size, ...askStats, ...process.memoryUsage(), ...(gc && { gc: gc() }) }));
 
 const server = serve(app, { port: targetPort(), hostname: HOST, silent: true });
 await server.ready();
