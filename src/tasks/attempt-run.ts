@@ -9,7 +9,7 @@ import type { ClientCapabilities } from "../protocol/types.ts";
 import { taskEnded } from "./runtime-parts.ts";
 import type { FollowedTask, TaskOfRun } from "./run-view.ts";
 import type { FinalStatus, TaskOrigin, TaskRunRecord, TaskStore } from "./store.ts";
-import { TaskRun } from "./task-run.ts";
+import { controlOf, TaskRun } from "./task-run.ts";
 import { isAnsweredRoundUnkept, isOpenRoundAskedWith, lastRoundWireKeys, roundAnswers } from "../../machines/task.machine.ts";
 import { bytesOver, keptTooLarge } from "./task-bytes.ts";
 
@@ -50,7 +50,7 @@ export async function keepRunRecord(store: TaskStore, task: FollowedTask, run: A
     throw fencedReason(run.attempt);
   }
   if (kept === "gone") {
-    run.endedElsewhere(await endedAs(store, task.id));
+    controlOf(run).endedElsewhere(await endedAs(store, task.id));
     throw taskEnded();
   }
 }
@@ -89,7 +89,8 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
     this.attempt = attempt;
     this.#record = record;
     this.#task = task;
-    task.onStopped((why) => this.abortWith(why === "fenced" ? fencedReason(this.attempt) : shutdownReason(this.attempt)));
+    const control = controlOf(this);
+    task.onStopped((why) => control.abortWith(why === "fenced" ? fencedReason(this.attempt) : shutdownReason(this.attempt)));
   }
 
   get checkpoint(): unknown {
@@ -117,20 +118,21 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
     const kept = rounds[round];
     // A round answered on an earlier attempt, asked again with the same keys: its answers, not a new question.
     if (kept && sameKeys(kept.keys, keys)) return Promise.resolve(roundAnswers(kept.answers, keys) as InputAnswers<R>);
-    const snapshot = this.current();
+    const control = controlOf(this);
+    const snapshot = control.current();
     let asked: Promise<Record<string, unknown>>;
-    if (snapshot && !this.asking && isOpenRoundAskedWith(snapshot, keys)) {
+    if (snapshot && !control.asking && isOpenRoundAskedWith(snapshot, keys)) {
       // The previous attempt's round is still open: it keeps its wire keys, and its answers come here.
-      asked = this.askRound(requests, true);
-    } else if (snapshot && !this.asking && isAnsweredRoundUnkept(snapshot, keys, rounds.flatMap((kept) => kept.wire))) {
+      asked = control.askRound(requests, true);
+    } else if (snapshot && !control.asking && isAnsweredRoundUnkept(snapshot, keys, rounds.flatMap((kept) => kept.wire))) {
       // The previous attempt's round was answered after that attempt was lost.
       asked = Promise.resolve(roundAnswers(snapshot.context.answers, keys));
     } else {
-      asked = this.askRound(requests, false);
+      asked = control.askRound(requests, false);
     }
-    return this.quietOnEnd(
+    return control.quietOnEnd(
       asked.then(async (answers) => {
-        const current = this.current();
+        const current = control.current();
         const wire = current ? lastRoundWireKeys(current.context, keys.length) : [];
         const next: KeptRound = { keys, wire, answers };
         await this.#keep({ ...this.#record, answers: { rounds: [...roundsOf(this.#record).slice(0, round), next] } });
@@ -141,7 +143,7 @@ export class AttemptRun extends TaskRun implements McpTaskRunContext {
 
   #keep(record: TaskRunRecord): Promise<void> {
     // An attempt that stopped writes nothing more, and says why.
-    const stopped = this.stoppedReason;
+    const stopped = controlOf(this).stoppedReason;
     if (stopped) return Promise.reject(stopped);
     const write = () => {
       this.#record = record;

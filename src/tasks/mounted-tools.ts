@@ -9,7 +9,7 @@ import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
 import { resultPath, startRun } from "./run-outcome.ts";
 import type { FollowedTask } from "./run-view.ts";
 import type { TaskOrigin, TaskRunRecord } from "./store.ts";
-import type { TaskRun } from "./task-run.ts";
+import { controlOf, type TaskRun } from "./task-run.ts";
 
 interface Mounted {
   readonly tool: MountedHandler["tool"];
@@ -39,7 +39,7 @@ export function mountedTools() {
           if (tool) return startTaskRun(run, work, task, tool, origin, handler.hooks);
         }
       }
-      return startRun(run, work, resultPath({ def: { name: name ?? record.name } }));
+      return startRun(run, controlOf(run), work, resultPath({ def: { name: name ?? record.name } }));
     },
   };
 }

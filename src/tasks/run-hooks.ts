@@ -9,7 +9,7 @@ import { toDetailedTask, type TaskSnapshot } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { FollowedTask } from "./run-view.ts";
 import { resultPath, startRun, startWrappedRun } from "./run-outcome.ts";
-import type { TaskRun } from "./task-run.ts";
+import { controlOf, type TaskRun } from "./task-run.ts";
 import type { McpTaskClosureOptions } from "../features/task-api.ts";
 import type { CompiledTool } from "../features/tools.ts";
 import type { TaskOrigin } from "./store.ts";
@@ -35,12 +35,13 @@ export function startTaskRun(
   hooks: TaskHooks | undefined,
 ): Promise<void> | undefined {
   const plain = resultPath(tool);
-  if (!hooks || !tool) return startRun(run, work, plain);
+  const report = controlOf(run);
+  if (!hooks || !tool) return startRun(run, report, work, plain);
   const wrapResult = hooks.result;
   const finish = wrapResult ? (value: unknown) => wrapResult(task.id, tool.def, () => plain(value)) : plain;
   const wrapRun = hooks.run;
-  if (!wrapRun) return startRun(run, work, finish);
-  return startWrappedRun(run, work, finish, (next) => wrapRun(runInfo(task, tool.def, origin), next));
+  if (!wrapRun) return startRun(run, report, work, finish);
+  return startWrappedRun(run, report, work, finish, (next) => wrapRun(runInfo(task, tool.def, origin), next));
 }
 
 function runInfo(task: FollowedTask, tool: ToolDefinition<any>, origin: TaskOrigin | undefined): McpTaskRunInfo {

@@ -9,7 +9,7 @@ import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { McpTaskContext, McpTaskClosureOptions } from "../features/task-api.ts";
 import { toolResultNow, type ResultCheck } from "../features/tool-result.ts";
 
-/** What the outcome of a run is told to (the task's run context). */
+/** What the outcome of a run is told to (the run's control, task-run.ts). */
 export interface RunReport {
   complete(result: JsonObject, json: string): MaybePromise<void>;
   toolError(message: string): MaybePromise<void>;
@@ -28,11 +28,11 @@ export function resultPath(tool: ResultCheck | undefined): (value: unknown) => M
  * pending, or undefined when nothing is.
  */
 export function startRun(
-  task: McpTaskContext & RunReport,
+  task: McpTaskContext,
+  report: RunReport,
   run: McpTaskClosureOptions["run"],
   finish: (value: unknown) => MaybePromise<JsonObject>,
 ): Promise<void> | undefined {
-  const report: RunReport = task;
   return settle(report, () => run(task), (value) => completed(report, value, finish));
 }
 
@@ -42,12 +42,12 @@ export function startRun(
  * outermost hook returns or throws is the run's outcome.
  */
 export function startWrappedRun(
-  task: McpTaskContext & RunReport,
+  task: McpTaskContext,
+  report: RunReport,
   run: McpTaskClosureOptions["run"],
   finish: (value: unknown) => MaybePromise<JsonObject>,
   wrap: (work: () => MaybePromise<JsonObject>) => MaybePromise<JsonObject>,
 ): Promise<void> | undefined {
-  const report: RunReport = task;
   const strictFinish = (value: unknown): MaybePromise<JsonObject> => {
     try {
       const result = finish(value);

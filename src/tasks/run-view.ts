@@ -6,7 +6,7 @@ import type { TaskEvent } from "../../machines/task.machine.ts";
 import type { JsonObject } from "../protocol/types.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { TaskSnapshot } from "./envelopes.ts";
-import type { FinalStatus, TaskFence, TaskRunRecord } from "./store.ts";
+import type { TaskFence, TaskRunRecord } from "./store.ts";
 
 /** Why an attempt here stopped without ending its task: fenced (it lost its hold), or handed off by a drain. */
 export type LeaveReason = "fenced" | "shutdown";
@@ -14,10 +14,9 @@ export type LeaveReason = "fenced" | "shutdown";
 /** Told each status change of a task (a request keeping the task's run alive follows it). */
 export type Follower = (snapshot: TaskSnapshot) => void;
 
-/** What keeping an attempt's record tells the attempt: the store refused it (by number), or the task ended elsewhere. */
+/** The attempt whose record is kept (the runtime keeps it through `keepRunRecord`, attempt-run.ts). */
 export interface KeptAttempt {
   readonly attempt: number;
-  endedElsewhere(status: FinalStatus | undefined): void;
 }
 
 /**

@@ -1,7 +1,9 @@
 // What `run` works with (its `McpTaskContext`), and what follows the task's actor on its behalf: the
 // snapshots it reports to input waiters, the end that aborts the signal. One object per running task,
 // with nothing of the request that created it (a working task must not keep its request's context,
-// headers or arguments alive).
+// headers or arguments alive). The object `run` gets has the documented members only: what the engine
+// and an attempt do with a run besides (report its outcome, abort it) is its control, which only
+// `controlOf` reaches.
 import { canOpenRound, roundAnswers, type JsonRpcErrorObject, type TaskEvent, type TaskStatus } from "../../machines/task.machine.ts";
 import { McpUsageError } from "../protocol/errors.ts";
 import { assertCanAsk, type InputAnswers, type InputRequest } from "../features/mrtr/input-requests.ts";
@@ -23,9 +25,51 @@ const ENDED = new DOMException("The task ended", "AbortError");
 
 type Waiter = (snapshot: TaskSnapshot) => void;
 
-export class TaskRun implements McpTaskContext, RunReport {
+// Set by TaskRun's static block, the one place its private control can be read from.
+let readControl: (run: TaskRun) => RunControl;
+
+/** The object `run` gets: the members `McpTaskContext` documents, and nothing else. */
+export class TaskRun implements McpTaskContext {
   readonly taskId: string;
   readonly origin: TaskOrigin | undefined;
+  #control: RunControl;
+
+  static {
+    readControl = (run) => run.#control;
+  }
+
+  constructor(task: TaskOfRun, caps: ClientCapabilities, now: () => number, origin: TaskOrigin | undefined) {
+    this.taskId = task.id;
+    this.origin = origin;
+    this.#control = new RunControl(task, caps, now);
+  }
+
+  /** Aborted by cancellation and by failure; made on first read (most runs never read it). */
+  get signal(): AbortSignal {
+    return this.#control.signal;
+  }
+
+  update(update: { statusMessage: string }): void {
+    this.#control.update(update);
+  }
+
+  sleep(ms: number): Promise<void> {
+    return this.#control.sleep(ms);
+  }
+
+  requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>> {
+    const control = this.#control;
+    return control.quietOnEnd(control.askRound(requests, false)) as Promise<InputAnswers<R>>;
+  }
+}
+
+/** The control of `run`: for the engine (its outcome, its end) and for an attempt built on it. */
+export function controlOf(run: TaskRun): RunControl {
+  return readControl(run);
+}
+
+/** What a run does that user code does not call: asking and waiting, aborting, reporting its outcome. */
+export class RunControl implements RunReport {
   /**
    * The run's view of its task (run-view.ts). The run only reports through it; it learns what became of the
    * task by watching it (told by the runtime after it recorded each snapshot).
@@ -44,16 +88,13 @@ export class TaskRun implements McpTaskContext, RunReport {
   // call meanwhile must be refused, not mistake the first round for its own.
   #asking = false;
 
-  constructor(task: TaskOfRun, caps: ClientCapabilities, now: () => number, origin: TaskOrigin | undefined) {
-    this.taskId = task.id;
-    this.origin = origin;
+  constructor(task: TaskOfRun, caps: ClientCapabilities, now: () => number) {
     this.#task = task;
     this.#caps = caps;
     this.#now = now;
     task.watch((snapshot) => this.#watch(snapshot));
   }
 
-  /** Aborted by cancellation and by failure; made on first read (most runs never read it). */
   get signal(): AbortSignal {
     return (this.#signal ??= this.#newSignal());
   }
@@ -70,17 +111,13 @@ export class TaskRun implements McpTaskContext, RunReport {
     return this.quietOnEnd(abortableSleep(ms, this.signal));
   }
 
-  requestInput<R extends Record<string, InputRequest>>(requests: R): Promise<InputAnswers<R>> {
-    return this.quietOnEnd(this.askRound(requests, false)) as Promise<InputAnswers<R>>;
-  }
-
   /**
    * The promise a run gets for its question (or its sleep): it settles as `asked` does, and when it rejects
    * because the task ended (or this run stopped), it is not reported as unhandled. A run may return without
    * awaiting it; under Node's default unhandled-rejection mode, that end's rejection would kill the process.
    * Any other rejection (a mistake in the call) is the run's to handle, as with any promise.
    */
-  protected quietOnEnd<T>(asked: Promise<T>): Promise<T> {
+  quietOnEnd<T>(asked: Promise<T>): Promise<T> {
     const settled: Promise<T> = new Promise<T>((resolve, reject) => {
       asked.then(resolve, (error: unknown) => {
         if (!this.#task.current() || this.#ended || this.#endReason) settled.catch(() => {});
@@ -95,7 +132,7 @@ export class TaskRun implements McpTaskContext, RunReport {
    * already open in the chart (a later attempt asking what its previous attempt asked): nothing is sent,
    * its answers are waited for.
    */
-  protected askRound(requests: Record<string, InputRequest>, adopt: boolean): Promise<Record<string, unknown>> {
+  askRound(requests: Record<string, InputRequest>, adopt: boolean): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       const state = this.#task.current();
       if (!state) return reject(new McpUsageError("TASK_ENDED", "The task has already ended"));
@@ -157,22 +194,22 @@ export class TaskRun implements McpTaskContext, RunReport {
   }
 
   /** The task's snapshot as the actor here has it, or undefined once it ended. */
-  protected current(): TaskSnapshot | undefined {
+  current(): TaskSnapshot | undefined {
     return this.#task.current();
   }
 
   /** Whether an input round of this run is being opened or waited for. */
-  protected get asking(): boolean {
+  get asking(): boolean {
     return this.#asking;
   }
 
   /** Why this run stopped without the task ending (fenced, handed off), once it did. */
-  protected get stoppedReason(): Error | undefined {
+  get stoppedReason(): Error | undefined {
     return this.#endReason;
   }
 
   /** Ends this run's hold on the task: its signal aborts with `reason` (its later writes are refused by the store). */
-  protected abortWith(reason: Error): void {
+  abortWith(reason: Error): void {
     if (this.#ended) return;
     this.#ended = "failed";
     this.#endReason = reason;
@@ -183,7 +220,7 @@ export class TaskRun implements McpTaskContext, RunReport {
   }
 
   /**
-   * @internal The store has the task ended (`status`, when it could tell) before the actor here heard of
+   * The store has the task ended (`status`, when it could tell) before the actor here heard of
    * it: the signal aborts as that end's own would. The actor still takes the change when it arrives.
    */
   endedElsewhere(status: FinalStatus | undefined): void {
@@ -192,7 +229,7 @@ export class TaskRun implements McpTaskContext, RunReport {
     this.#abort?.abort(abortReason(this.#ended));
   }
 
-  /** @internal Ends the task with `result`, whose JSON the caller already made; one over the limit fails it. */
+  /** Ends the task with `result`, whose JSON the caller already made; one over the limit fails it. */
   complete(result: JsonObject, json: string): MaybePromise<void> {
     const limit = this.#task.maxTaskBytes;
     const bytes = bytesOver(json, limit);
@@ -201,7 +238,7 @@ export class TaskRun implements McpTaskContext, RunReport {
     return this.#send(workDone(result, this.#now()));
   }
 
-  /** @internal The run threw or rejected with something other than a McpJsonRpcError. */
+  /** The run threw or rejected with something other than a McpJsonRpcError. */
   toolError(message: string): MaybePromise<void> {
     // The message is the tool error's result text: kept as a result is.
     const limit = this.#task.maxTaskBytes;
@@ -210,7 +247,7 @@ export class TaskRun implements McpTaskContext, RunReport {
     return this.#send(workToolError(message, this.#now()));
   }
 
-  /** @internal The run, or its result, failed with a protocol error. */
+  /** The run, or its result, failed with a protocol error. */
   protocolError(error: JsonRpcErrorObject): MaybePromise<void> {
     return this.#send(workProtocolError(error, this.#now()));
   }

@@ -1,6 +1,6 @@
-// The object a task's run gets (`run(task)`), from a real tools/call: through it user code reaches its task
-// as the tasks page documents it, and nothing of the engine's record of the task (its actor, its write
-// queue, who else follows it).
+// The object a task's run gets (`run(task)`), from a real tools/call: user code reaches its task by the
+// members the tasks page documents and by nothing else, no other member and no path to the engine's record
+// of the task (its actor, its write queue, who else follows it).
 import { describe, expect, it } from "vitest";
 import { defineMcpHandler, defineTool } from "../../src/index.ts";
 import { defineTaskRun, mcpTask, mcpTasks, memoryTaskStore } from "../../src/tasks/index.ts";
@@ -74,17 +74,31 @@ function reachable(root: object): { objects: object[]; keys: Set<string> } {
   return { objects, keys };
 }
 
+/** The names of `object`'s members, own and inherited (not Object's). */
+function members(object: object): string[] {
+  const names = new Set<string>();
+  for (let proto: object | null = object; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const key of Reflect.ownKeys(proto)) if (key !== "constructor") names.add(String(key));
+  }
+  return [...names].sort();
+}
+
+/** What the tasks page and McpTaskContext document of a run's task; a run found by name also has its attempt's. */
+const DOCUMENTED = ["origin", "requestInput", "signal", "sleep", "taskId", "update"];
+const DOCUMENTED_ATTEMPT = [...DOCUMENTED, "attempt", "checkpoint", "saveCheckpoint"].sort();
+
 /** The engine's record's own fields: none is a name user code can read through its task. */
 const ENGINE_FIELDS = ["actor", "observer", "watch", "applied", "followers", "sync", "fence", "maxAttempts", "leaving", "stopped", "owner", "expiresAt"];
 
 describe("the task a run gets", () => {
   for (const tool of ["closure", "named"] as const) {
-    it(`${tool}: no property path leads to the actor or the engine's record of the task`, async () => {
+    it(`${tool}: it has the documented members only, and no property path leads to the actor or the engine's record of the task`, async () => {
       const { app, seen, gate } = setup();
       const created = (await call(app, "tools/call", { name: tool }, { caps })).body.result;
       expect(created.resultType).toBe("task");
       await until(() => expect(seen[tool]).toBeDefined());
       const task = seen[tool]!;
+      expect(members(task)).toEqual(tool === "closure" ? DOCUMENTED : DOCUMENTED_ATTEMPT);
       const { objects, keys } = reachable(task);
       expect(objects.some((object) => object instanceof LocalTask)).toBe(false);
       // An XState actor (and its system) is found by the methods every actor has.
