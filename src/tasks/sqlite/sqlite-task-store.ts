@@ -18,6 +18,8 @@ import { finishedCache, ownerHashes } from "./read-caches.ts";
 import { createSealing } from "./sealing.ts";
 
 const WHERE = "sqliteTaskStore()";
+/** How often creations sweep expired tasks when no cap refuses them. */
+const SWEEP_MS = 1000;
 
 export interface SqliteTaskStoreOptions {
   /**
@@ -140,6 +142,13 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
   };
   const readRow = (id: string) => db.guard(() => statements.read.get<TaskRow>(id));
   const finished = finishedCache(() => connected().now());
+  /** When a creation next sweeps expired tasks without a cap refusing it (by this host's clock). */
+  let sweepAt = 0;
+  const sweep = (at: number): true => {
+    statements.sweep.run(connected().now());
+    sweepAt = at + SWEEP_MS;
+    return true;
+  };
   /** The owner hash and record of `id`, from the finished tasks kept or from the file. */
   const lookUp = (id: string): { owner: string; record: TaskRecord } | undefined => {
     const kept = finished.get(id);
@@ -165,7 +174,7 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
       reader = readChanges(db, { feed: next.feed, pollMs: Math.max(50, leaseMs / 3), openChange: sealing.openChange });
     },
     create(task): CreateOutcome {
-      const { now, limits } = connected();
+      const { limits } = connected();
       // Thrown here, before the transaction: a bound task on a store without a secret is a setup mistake.
       const owner = ownerHash(task.owner);
       const run = task.run;
@@ -175,29 +184,49 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
       // An expired task of this id may still be kept; the new one is read from the file.
       finished.forget(task.id);
       let lease: number | undefined;
+      const capped = (): CreateOutcome | undefined => {
+        if ((statements.count.get<{ n: number }>(ALL_OWNERS)?.n ?? 0) >= limits.max) return "full";
+        if (limits.maxPerOwner !== Infinity && (statements.count.get<{ n: number }>(owner)?.n ?? 0) >= limits.maxPerOwner) return "owner-full";
+        return undefined;
+      };
       const outcome = db.guard(() =>
         db.transaction((): CreateOutcome => {
           const at = Date.now();
-          // The expiry sweep: expired tasks go before the caps are counted, so they never count.
-          statements.sweep.run(now());
-          if (statements.taken.get(task.id)) throw new Error(`Task id ${task.id} is already in use`);
-          if ((statements.count.get<{ n: number }>(ALL_OWNERS)?.n ?? 0) >= limits.max) return "full";
-          if (limits.maxPerOwner !== Infinity && (statements.count.get<{ n: number }>(owner)?.n ?? 0) >= limits.maxPerOwner) return "owner-full";
+          // Expired tasks never count against the caps: they are swept before a cap refuses, and otherwise
+          // at most once a second (and at each renewal), not by a statement of every creation.
+          let swept = at >= sweepAt && sweep(at);
+          let refused = capped();
+          if (refused && !swept) {
+            swept = sweep(at);
+            refused = capped();
+          }
+          if (refused) return refused;
           lease = leases.take(at);
-          statements.insert.run(
-            task.id,
-            owner,
-            task.expiresAt === Infinity ? null : task.expiresAt,
-            snapshot,
-            task.origin ? JSON.stringify(task.origin) : null,
-            released ? null : workerId,
-            run?.name ?? null,
-            run?.version ?? null,
-            record,
-            run ? (released ? 0 : 1) : null,
-            run ? (released ? 1 : 0) : null,
-            at,
-          );
+          const insert = () =>
+            statements.insert.run(
+              task.id,
+              owner,
+              task.expiresAt === Infinity ? null : task.expiresAt,
+              snapshot,
+              task.origin ? JSON.stringify(task.origin) : null,
+              released ? null : workerId,
+              run?.name ?? null,
+              run?.version ?? null,
+              record,
+              run ? (released ? 0 : 1) : null,
+              run ? (released ? 1 : 0) : null,
+              at,
+            );
+          try {
+            insert();
+          } catch (error) {
+            // The id's check is the primary key's: a taken id is looked at only once the insert failed,
+            // and an expired task of that id goes first.
+            if (!statements.taken.get(task.id)) throw error;
+            if (!swept) sweep(at);
+            if (statements.taken.get(task.id)) throw new Error(`Task id ${task.id} is already in use`);
+            insert();
+          }
           if (released) log.released(task.id, run.name, at);
           return "created";
         }),
