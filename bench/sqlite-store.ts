@@ -5,7 +5,11 @@
 // reach: the in-memory store's creation plus two bare commits on a file of the same settings (WAL, the
 // same `synchronous`), the two transactions a closure task's life takes (its creation, its final write).
 // `--lanes create_sqlite,get_sqlite` serves only those (to profile one: `node --cpu-prof --import tsx ...`).
-//   node --import tsx bench/sqlite-store.ts [--rounds 9] [--n 500] [--synchronous normal|full] [--lanes a,b]
+// A fourth, `create_inmem`, is this store on an in-memory database: every statement, no file to commit
+// to or watch. `--clock cpu` times each request by this process's CPU time instead of the wall clock.
+// `--base <tree>` adds a lane `create_base`: the SQLite store of another checkout (e.g. `git archive main`
+// unpacked, with node_modules linked), on its own file, so two builds of the store are paired in one run.
+//   node --import tsx bench/sqlite-store.ts [--rounds 9] [--n 500] [--synchronous normal|full] [--lanes a,b] [--base dir] [--clock wall|cpu]
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
@@ -19,7 +23,7 @@ import { FINISHED_KEPT } from "../src/tasks/sqlite/read-caches.ts";
 import { median, pairedRounds, spread } from "./lib/paired.ts";
 import { mcpRequest, toWebRequest } from "./lib/wire.ts";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "9" }, n: { type: "string", default: "500" }, synchronous: { type: "string", default: "normal" }, lanes: { type: "string" } } });
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "9" }, n: { type: "string", default: "500" }, synchronous: { type: "string", default: "normal" }, lanes: { type: "string" }, base: { type: "string" }, clock: { type: "string", default: "wall" } } });
 const synchronous = values.synchronous as "normal" | "full";
 const dir = mkdtempSync(path.join(tmpdir(), "h3-mcp-bench-sqlite-"));
 const sqlite = sqliteTaskStore({ database: new Database(path.join(dir, "tasks.db")), secret: "bench-secret", synchronous });
@@ -50,7 +54,11 @@ const appOn = (store: TaskStore, extra?: () => void) => {
   });
   return new H3().all("/mcp", defineMcpHandler({ name: "bench", version: "0", tools: [tool] }, { extensionPlugins: [mcpTasks({ store, max: 1_000_000 })] }));
 };
-const apps = { memory: appOn(memoryTaskStore()), sqlite: appOn(sqlite), uncached: appOn(uncached), floor: appOn(memoryTaskStore(), commits) };
+const base = values.base
+  ? ((await import(path.resolve(values.base, "src/tasks/sqlite/index.ts"))) as typeof import("h3-mcp/tasks/sqlite")).sqliteTaskStore({ database: new Database(path.join(dir, "base.db")), secret: "bench-secret", synchronous })
+  : undefined;
+const inmem = sqliteTaskStore({ database: new Database(":memory:"), secret: "bench-secret", synchronous });
+const apps = { base: base && appOn(base), inmem: appOn(inmem), memory: appOn(memoryTaskStore()), sqlite: appOn(sqlite), uncached: appOn(uncached), floor: appOn(memoryTaskStore(), commits) };
 const create = mcpRequest("tools/call", { name: "quick", arguments: {} }, { tasks: true });
 const send = async (app: H3, raw: ReturnType<typeof mcpRequest>, expect: string) => {
   const res = await app.fetch(toWebRequest(raw));
@@ -76,6 +84,8 @@ try {
   const all = [
     { name: "create_memory", serve: () => send(apps.memory, create, '"resultType":"task"').then(() => {}) },
     { name: "create_sqlite", serve: () => send(apps.sqlite, create, '"resultType":"task"').then(() => {}) },
+    { name: "create_inmem", serve: () => send(apps.inmem, create, '"resultType":"task"').then(() => {}) },
+    ...(apps.base ? [{ name: "create_base", serve: () => send(apps.base!, create, '"resultType":"task"').then(() => {}) }] : []),
     { name: "create_floor", serve: () => send(apps.floor, create, '"resultType":"task"').then(() => {}) },
     // Filled only when served: a profile of one creation lane sees no other creations.
     { name: "get_memory", serve: wanted("get_memory") ? await gets(apps.memory) : none },
@@ -83,19 +93,24 @@ try {
     { name: "get_uncached", serve: wanted("get_uncached") ? await gets(apps.sqlite, FINISHED_KEPT + 1000, apps.uncached) : none },
   ];
   const lanes = all.filter((lane) => wanted(lane.name));
-  const perRound = await pairedRounds(lanes, Number(values.rounds), Number(values.n), 1000);
+  const perRound = await pairedRounds(lanes, Number(values.rounds), Number(values.n), 1000, values.clock === "cpu" ? "cpu" : "wall");
   const ratio = (base: string, lane: string) => perRound[base]!.map((b, i) => b / perRound[lane]![i]!);
   const has = (...names: string[]) => names.every((name) => perRound[name]);
   const us = (lane: string) => (perRound[lane] ? median(perRound[lane]!).toFixed(1) : "-");
   const line = (label: string, base: string, lane: string) => has(base, lane) && console.log(`${label}: median ${median(ratio(base, lane)).toFixed(3)}× (rounds ${spread(ratio(base, lane))})`);
-  console.log(`synchronous=${synchronous}; µs per request (median of ${values.rounds} rounds × ${values.n}): create memory ${us("create_memory")}, sqlite ${us("create_sqlite")}, floor ${us("create_floor")}; tasks/get memory ${us("get_memory")}, sqlite ${us("get_sqlite")}, sqlite from the file ${us("get_uncached")}`);
+  console.log(`synchronous=${synchronous}, clock ${values.clock}; µs per request (median of ${values.rounds} rounds × ${values.n}): create memory ${us("create_memory")}, sqlite ${us("create_sqlite")}, floor ${us("create_floor")}, in memory ${us("create_inmem")}, base ${us("create_base")}; tasks/get memory ${us("get_memory")}, sqlite ${us("get_sqlite")}, sqlite from the file ${us("get_uncached")}`);
   line("tasks/get, SQLite rate ÷ memory rate (goal ≥ 0.8)", "get_memory", "get_sqlite");
   line("tasks/get of a task not kept in memory (from the file) ÷ memory", "get_memory", "get_uncached");
   line("creation, SQLite rate ÷ memory rate (goal ≥ 0.6)", "create_memory", "create_sqlite");
+  line("creation, the store on an in-memory database (no file) ÷ memory", "create_memory", "create_inmem");
+  line("creation, --base's SQLite store ÷ memory", "create_memory", "create_base");
+  line("creation, this SQLite store's rate ÷ --base's", "create_base", "create_sqlite");
   line("creation, floor (memory + two commits) rate ÷ memory rate", "create_memory", "create_floor");
   console.log(`load average before: ${before}; after: ${load()}`);
 } finally {
   sqlite.close();
   uncached.close();
+  inmem.close();
+  base?.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -24,9 +24,11 @@ export const spread = (xs: number[], digits = 3) => `${Math.min(...xs).toFixed(d
 
 /**
  * Warms every lane up (`warmup` requests each), then runs `rounds` rounds of `n` requests per lane and
- * returns each lane's per-round trimmed mean in µs, logging each round as it ends.
+ * returns each lane's per-round trimmed mean in µs, logging each round as it ends. With `clock: "cpu"`
+ * each request is timed by this process's CPU time (user + system, `process.cpuUsage`) rather than the
+ * wall clock: on a loaded machine the time other processes take is then left out.
  */
-export async function pairedRounds(lanes: Lane[], rounds: number, n: number, warmup = 2000): Promise<Record<string, number[]>> {
+export async function pairedRounds(lanes: Lane[], rounds: number, n: number, warmup = 2000, clock: "wall" | "cpu" = "wall"): Promise<Record<string, number[]>> {
   for (const lane of lanes) for (let i = 0; i < warmup; i++) await lane.serve();
   const order = lanes.map((_, j) => j);
   let seed = 1;
@@ -49,9 +51,16 @@ export async function pairedRounds(lanes: Lane[], rounds: number, n: number, war
       // A fresh random order each time: what one request leaves behind (garbage, settling promises) lands on
       // whichever comes next, so no lane may always follow the same other one.
       for (const j of shuffled(order)) {
-        const t = process.hrtime.bigint();
-        await lanes[j]!.serve();
-        ns[j]!.push(Number(process.hrtime.bigint() - t));
+        if (clock === "cpu") {
+          const t = process.cpuUsage();
+          await lanes[j]!.serve();
+          const spent = process.cpuUsage(t);
+          ns[j]!.push((spent.user + spent.system) * 1000);
+        } else {
+          const t = process.hrtime.bigint();
+          await lanes[j]!.serve();
+          ns[j]!.push(Number(process.hrtime.bigint() - t));
+        }
       }
     }
     lanes.forEach((l, j) => perRound[l.name]!.push(trimmed(ns[j]!)));
