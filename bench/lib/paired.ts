@@ -25,8 +25,9 @@ export const spread = (xs: number[], digits = 3) => `${Math.min(...xs).toFixed(d
 /**
  * Warms every lane up (`warmup` requests each), then runs `rounds` rounds of `n` requests per lane and
  * returns each lane's per-round trimmed mean in µs, logging each round as it ends. With `clock: "cpu"`
- * each request is timed by this process's CPU time (user + system, `process.cpuUsage`) rather than the
- * wall clock: on a loaded machine the time other processes take is then left out.
+ * each request is timed by this process's CPU time (user + system, `process.cpuUsage`, every thread: GC
+ * and compiler threads count) rather than the wall clock: on a loaded machine the time other processes
+ * take is then left out.
  */
 export async function pairedRounds(lanes: Lane[], rounds: number, n: number, warmup = 2000, clock: "wall" | "cpu" = "wall"): Promise<Record<string, number[]>> {
   for (const lane of lanes) for (let i = 0; i < warmup; i++) await lane.serve();
