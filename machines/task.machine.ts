@@ -127,6 +127,19 @@ export function attemptLeftAfter(context: Pick<TaskContext, "attempt" | "handedO
   return reason === "shutdown" ? maxAttempts > 1 : attemptsSpent(context) < maxAttempts;
 }
 
+/** When the task's ttl runs out, in epoch ms (Infinity without one): from then on the task is expired. */
+export function expiresAtOf(context: Pick<TaskContext, "createdAt" | "ttlMs">): number {
+  return context.ttlMs === null ? Infinity : context.createdAt + context.ttlMs;
+}
+
+/**
+ * Whether a live task is past its ttl at `at`: the chart's one judgement of expiry. Whoever finds it so (a
+ * read, a timer) sends `task.expire`, which fails the task.
+ */
+export function isExpiredAt(context: Pick<TaskContext, "createdAt" | "ttlMs">, at: number): boolean {
+  return at >= expiresAtOf(context);
+}
+
 const EXPIRED: JsonRpcErrorObject = { code: -32603, message: "Task expired before it finished" };
 
 /** The error a task fails with when its ttl runs out before it finished. */

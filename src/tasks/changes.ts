@@ -1,7 +1,7 @@
 // A change to a task in a shared store: the chart's answer to an event, computed from the snapshot the
 // store holds (or the one the actor here has, which is the same unless a change made elsewhere is on its
 // way), written by compare-and-set, then told to the actor here and to this instance's listeners.
-import type { TaskEvent } from "../../machines/task.machine.ts";
+import { isExpiredAt, type TaskEvent } from "../../machines/task.machine.ts";
 import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import { isNotified, type TaskSnapshot } from "./envelopes.ts";
 import { toGetTaskResultJson } from "./kept-json.ts";
@@ -109,7 +109,7 @@ export function createChanges(parts: { store: TaskStore; local: LocalTasks; list
     fence?: TaskFence,
   ): Promise<"written" | "unchanged" | "foreign" | "refused" | "fenced"> => {
     const mine = local.current(id);
-    if (!mine || mine.task.expiresAt <= now) return "refused";
+    if (!mine || isExpiredAt(mine.snapshot.context, now)) return "refused";
     if (owner !== undefined && owner !== mine.task.owner) return "foreign";
     const task: LiveTaskRecord = { version: mine.version, expiresAt: mine.task.expiresAt, snapshot: mine.snapshot, workerAlive: true };
     const done = await attempt(id, task, eventOf, fence);

@@ -6,7 +6,8 @@
 import type { ServerPlugin } from "srvx";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import { checkOptions, type OptionNames } from "../utils/options.ts";
-import { drainDeadline, type DrainOptions } from "./drain.ts";
+import { drainDeadline } from "./drain.ts";
+import type { DrainOptions } from "./executor.ts";
 import type { DrainReport } from "./executor.ts";
 import { onShutdownSignals } from "./shutdown-signals.ts";
 

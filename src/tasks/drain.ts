@@ -4,16 +4,10 @@
 // listen stream sees it end before this process goes. The instance's lease stays renewed until the last of
 // those writes (the shared runtime renews while it has tasks here), so nothing is taken for lost meanwhile.
 import type { TaskEvent } from "../../machines/task.machine.ts";
-import { ErrorCode, McpJsonRpcError } from "../protocol/errors.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
-import type { DrainReport } from "./executor.ts";
+import type { DrainOptions, DrainReport } from "./executor.ts";
 import type { LeaveReason, LocalTask, LocalTasks } from "./local-tasks.ts";
 import { shutDown } from "./logic/task-events.ts";
-
-export interface DrainOptions {
-  /** The most the drain waits for the runs here to end on their own, in ms. */
-  readonly deadlineMs: number;
-}
 
 /** What a drain works with: the runtime's tasks here and how it changes them. */
 export interface DrainParts {
@@ -76,20 +70,6 @@ export async function drainTasks(parts: DrainParts, deadlineMs: number): Promise
   // stopped (another instance claimed it at once): each run is counted once.
   const fenced = [...fencedHere].filter((task) => !handedOff.has(task)).length;
   return { finished: here.length - handedOff.size - failed - fenced, handedOff: handedOff.size, failed, fenced };
-}
-
-/**
- * What creating a task whose run cannot leave this instance (a closure) answers while it drains: a 503 with
- * `Retry-After: 1`, so that a client (or a balancer) tries again, reaching an instance that is not stopping.
- */
-export function drainingRefusal(): McpJsonRpcError {
-  return new McpJsonRpcError(
-    ErrorCode.InternalError,
-    "This server instance is shutting down and starts no new task; try again, another instance will take it",
-    undefined,
-    503,
-    { "retry-after": "1" },
-  );
 }
 
 // --- Internal ---

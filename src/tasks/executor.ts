@@ -72,6 +72,11 @@ export type TaskExecution =
   | { readonly outcome: "gone" }
   | { readonly outcome: "unserved"; readonly name: string; readonly version: number };
 
+export interface DrainOptions {
+  /** The most the drain waits for the runs here to end on their own, in ms. */
+  readonly deadlineMs: number;
+}
+
 /** What a drain did with the runs that were here: each one is counted once, in the way it left. */
 export interface DrainReport {
   /** Runs that ended by themselves in time (completed, failed or cancelled). */

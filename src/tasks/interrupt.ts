@@ -8,14 +8,9 @@
 import type { TaskEvent } from "../../machines/task.machine.ts";
 import { nextSnapshot } from "./chart.ts";
 import type { LeaveReason, LocalTask } from "./local-tasks.ts";
+import type { Interrupted, InterruptKind } from "./runtime.ts";
 import type { FinalStatus, LiveTaskRecord, TaskStore } from "./store.ts";
 import { attemptClaimed, attemptLost } from "./logic/task-events.ts";
-
-/** How an attempt is stopped: its process killed (`"crash"`), or drained with a deadline of 0 (`"drain"`). */
-export type InterruptKind = "crash" | "drain";
-
-/** What became of the task: its next attempt runs here, or it ended (no attempt was left). */
-export type Interrupted = { readonly attempt: number; readonly status?: undefined } | { readonly attempt?: undefined; readonly status: FinalStatus };
 
 /** What an interruption needs of the runtime the attempt runs in. */
 export interface InterruptParts {

@@ -1,7 +1,7 @@
 // Listen streams of this instance, per task: fed by the runtime's own writes and by the store's feed
 // (changes made by other instances), and by the periodic catch-up when a change was lost. A listener
 // sees each change it hears of (a new status or a new attempt, `isNotified`) once, in version order.
-import type { TaskEvent } from "../../machines/task.machine.ts";
+import { isExpiredAt, type TaskEvent } from "../../machines/task.machine.ts";
 import { isNotified, isTerminalStatus, type TaskSnapshot } from "./envelopes.ts";
 import { nextSnapshot } from "./chart.ts";
 import { expired } from "./logic/task-events.ts";
@@ -15,7 +15,6 @@ interface Listened {
   /** The newest version seen and the last change delivered. */
   version: number;
   snapshot: TaskSnapshot;
-  readonly expiresAt: number;
 }
 
 export function createListeners() {
@@ -42,7 +41,7 @@ export function createListeners() {
   const expire = (id: string, now: number): boolean => {
     const task = tasks.get(id);
     if (!task) return true;
-    if (now < task.expiresAt) return false;
+    if (!isExpiredAt(task.snapshot.context, now)) return false;
     const event: TaskEvent = expired(now);
     const step = nextSnapshot(task.snapshot, event);
     if (step) deliver(id, task, step.snapshot);
@@ -52,10 +51,10 @@ export function createListeners() {
 
   return {
     /** Starts delivering changes of a live task after `version`; returns the unsubscribe. */
-    add(id: string, owner: string, snapshot: TaskSnapshot, version: number, expiresAt: number, listener: Listener): () => void {
+    add(id: string, owner: string, snapshot: TaskSnapshot, version: number, listener: Listener): () => void {
       let task = tasks.get(id);
       if (!task) {
-        task = { listeners: new Set(), owner, version, snapshot, expiresAt };
+        task = { listeners: new Set(), owner, version, snapshot };
         tasks.set(id, task);
       }
       const entry = task;

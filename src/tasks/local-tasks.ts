@@ -3,7 +3,7 @@
 // version order, whichever instance made it; a gap that the feed cannot fill (a lost change) is closed
 // by restarting the actor from the stored snapshot. This is the actor side: nothing here is persisted.
 import { type AnyActorRef, createActor, type InspectionEvent, type Observer } from "xstate";
-import { taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
+import { isExpiredAt, taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
 import type { TaskSnapshot } from "./envelopes.ts";
 import type { TaskFence, TaskRunRecord } from "./store.ts";
 import { unrefTimerAt } from "../utils/timers.ts";
@@ -147,7 +147,10 @@ export function createLocalTasks(options: { now: () => number; inspect?: Inspect
   const armExpiry = (task: LocalTask, sync: SharedSync) => {
     sync.cancelExpiry = unrefTimerAt(task.expiresAt, options.now, () => expireHere(task));
   };
-  const expireHere = (task: LocalTask) => task.actor?.send(expired(options.now()));
+  const expireHere = (task: LocalTask) => {
+    const at = options.now();
+    if (isExpiredAt(task.snapshot.context, at)) task.actor?.send(expired(at));
+  };
 
   return {
     add(task: LocalTask) {

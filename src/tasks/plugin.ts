@@ -9,7 +9,8 @@ import type { TaskHooks } from "./run-hooks.ts";
 import { offerTasks, TASKS_EXTENSION, type McpTaskRunDefinition } from "../features/task-api.ts";
 import { newTaskId } from "../utils/task-id.ts";
 import { createTaskListenFilter, createTaskMethods } from "./handlers.ts";
-import { drainingRefusal, type DrainOptions } from "./drain.ts";
+import type { DrainOptions } from "./executor.ts";
+import { drainingRefusal } from "./runtime-parts.ts";
 import type { DrainReport, TaskExecutionHost, TaskExecutor } from "./executor.ts";
 import { executionHost } from "./execution-host.ts";
 import { watchMountedHandlers } from "../features/mounted-handler.ts";
@@ -17,10 +18,10 @@ import { mountedTools } from "./mounted-tools.ts";
 import { keepAliveFor, keepAliveRefusal } from "./keep-alive.ts";
 import { memoryTaskStore, type MemoryTaskStore } from "./memory-store.ts";
 import { ownerKey, UNBOUND, unkeyableOwner } from "./owner.ts";
-import { LocalTaskRuntime } from "./local-runtime.ts";
 import { keepRuntime } from "./plugin-runtimes.ts";
 import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats } from "./runtime.ts";
-import { SharedTaskRuntime } from "./shared-runtime.ts";
+import { plugDurability } from "./durability.ts";
+import { TaskEngine } from "./engine.ts";
 import { isTaskRun, servedRuns } from "./task-runs.ts";
 import { DEFAULT_MAX_TASK_BYTES } from "./task-bytes.ts";
 import { mergeOrigins, originOf } from "./task-origin.ts";
@@ -243,9 +244,9 @@ export type { McpExtensionPlugin };
 
 // --- Internal ---
 
-/** The runtime for the store: one only this process uses, or one several instances share. */
+/** The engine for the store, with its durability part plugged in. */
 function createTaskRuntime(options: TaskRuntimeOptions): TaskRuntime {
-  return options.store.shared ? new SharedTaskRuntime(options) : new LocalTaskRuntime(options);
+  return new TaskEngine(options, plugDurability);
 }
 
 /** The executor as given, refused at once when it is not one or the store cannot serve it. */

@@ -4,7 +4,7 @@ import { type AnyActorRef, createActor } from "xstate";
 import { taskMachine } from "../../machines/task.machine.ts";
 import type { McpTaskNamedRunOptions } from "../features/task-api.ts";
 import type { ClientCapabilities, JsonObject } from "../protocol/types.ts";
-import { internalError, McpJsonRpcError, McpUsageError, taskOwnerFull, taskStoreFull } from "../protocol/errors.ts";
+import { ErrorCode, internalError, McpJsonRpcError, McpUsageError, taskOwnerFull, taskStoreFull } from "../protocol/errors.ts";
 import type { TaskSnapshot } from "./envelopes.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { CreateOutcome, TaskLimits, TaskRunRecord, TaskStore } from "./store.ts";
@@ -43,6 +43,20 @@ export function capRefusal(limits: TaskLimits, outcome: Exclude<CreateOutcome, "
  */
 export function storeFailure(error: unknown): McpJsonRpcError {
   return McpJsonRpcError.isError(error) ? error : internalError(error);
+}
+
+/**
+ * What creating a task whose run cannot leave this instance (a closure) answers while it drains: a 503 with
+ * `Retry-After: 1`, so that a client (or a balancer) tries again, reaching an instance that is not stopping.
+ */
+export function drainingRefusal(): McpJsonRpcError {
+  return new McpJsonRpcError(
+    ErrorCode.InternalError,
+    "This server instance is shutting down and starts no new task; try again, another instance will take it",
+    undefined,
+    503,
+    { "retry-after": "1" },
+  );
 }
 
 /** A store that cannot be reached answers with a 503: the run's own changes are retried meanwhile. */

@@ -1,8 +1,7 @@
-// The tasks runtime's contract: what the plugin and the tasks/* handlers ask of it. Two implementations:
-// local-runtime.ts for a store only this process uses (a task's actor takes each event first and what it
-// became is written), shared-runtime.ts for a store several instances share (a change is the chart's
-// transition of the stored snapshot, written by compare-and-set, then told to the actor). What both do
-// alike is runtime-base.ts; small helpers are runtime-parts.ts.
+// The contracts of the task engine (engine.ts): what the plugin and the tasks/* handlers ask of it
+// (`TaskRuntime`), what it is made with at mount, and what it asks of the durability part plugged into it
+// (`TaskDurability`, made by durability.ts). How a change is written is write-path.ts; small helpers are
+// runtime-parts.ts.
 import type { InspectionEvent, Observer } from "xstate";
 import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskOptions } from "../features/task-api.ts";
@@ -11,15 +10,13 @@ import type { CreateTaskResult, JsonObject } from "../protocol/types.ts";
 import type { TaskSnapshot } from "./envelopes.ts";
 import type { MaybePromise } from "../utils/maybe-promise.ts";
 import type { EventOf } from "./changes.ts";
-import type { DrainOptions } from "./drain.ts";
-import type { Interrupted, InterruptKind } from "./interrupt.ts";
-import type { DrainReport, TaskExecution, TaskExecutor } from "./executor.ts";
+import type { DrainOptions, DrainReport, TaskAttempt, TaskExecution, TaskExecutor } from "./executor.ts";
 import type { KeepAlive } from "./keep-alive.ts";
 import type { LocalTask } from "./local-tasks.ts";
 import type { MountedTools } from "./mounted-tools.ts";
 import type { TaskHooks } from "./run-hooks.ts";
 import type { ServedRuns } from "./task-runs.ts";
-import type { CreateOutcome, TaskLimits, TaskOrigin, TaskRecord, TaskStore } from "./store.ts";
+import type { CreateOutcome, FinalStatus, LiveTaskRecord, TaskLimits, TaskOrigin, TaskRecord, TaskStore } from "./store.ts";
 
 export interface TaskRuntimeOptions {
   store: TaskStore;
@@ -48,6 +45,12 @@ export interface TaskRuntimeOptions {
   /** The tools of the handlers the plugin is installed in, known at mount: what an attempt away from its creating request starts with. */
   mounted: MountedTools;
 }
+
+/** How an attempt is stopped: its process killed (`"crash"`), or drained with a deadline of 0 (`"drain"`). */
+export type InterruptKind = "crash" | "drain";
+
+/** What became of the task: its next attempt runs here, or it ended (no attempt was left). */
+export type Interrupted = { readonly attempt: number; readonly status?: undefined } | { readonly attempt?: undefined; readonly status: FinalStatus };
 
 /** What the runtime tells about itself, for tests and tooling. */
 export interface TaskRuntimeStats {
@@ -113,4 +116,33 @@ export interface TaskRuntime {
   /** True from the first `drain` on. */
   readonly draining: boolean;
   readonly stats: TaskRuntimeStats;
+}
+
+/** What the engine asks of the durability part (durability.ts makes it at mount): the engine calls it and imports nothing of it. */
+export interface TaskDurability {
+  /** True from the first drain on: no new run starts here. */
+  readonly draining: boolean;
+  /** Whether a task can be left for another instance to claim (a shared store that keeps claims). */
+  readonly handsOff: boolean;
+  /** Whether its lease and catch-up timer runs. */
+  readonly ticking: boolean;
+  /** The store is connected: start what looks for work. */
+  connected(): void;
+  /** A task's run started here. */
+  started(task: LocalTask): void;
+  /** A listen stream subscribed to a task. */
+  listening(): void;
+  /** The store may have lost changes. */
+  missed(): void;
+  /** A task of run `name` was released on some instance (a drain's hand-off, or created released). */
+  released?(id: string, name: string): void;
+  /** A live task as read: its holder's loss judged through the chart (a read never claims or runs it). */
+  judgeLive?(id: string, owner: string, task: LiveTaskRecord): MaybePromise<TaskRecord | undefined>;
+  /** Hands a new task's first attempt to the executor; resolves once it accepted it. */
+  deliver(attempt: TaskAttempt): Promise<void>;
+  drain(options: DrainOptions): Promise<DrainReport>;
+  /** Claims task `id`'s next attempt and runs it here (a shared store's: a worker's `execute`). */
+  readonly claimTask?: (id: string) => Promise<TaskExecution>;
+  /** Stops an attempt here as a crash or a drain would and runs the next one here (a store only this process uses; for tests). */
+  readonly interrupt?: (id: string, how: InterruptKind) => Promise<Interrupted>;
 }

@@ -1,7 +1,7 @@
 // A redelivery in a test, in one process on the in-memory store: the attempt a task's run found by name is
 // on is stopped the way its process's end would stop it, and the next attempt is claimed and run here, so
 // that a test sees attempt 2 start from the last checkpoint with the rounds already answered given back.
-import type { Interrupted, InterruptKind } from "../interrupt.ts";
+import type { Interrupted, InterruptKind } from "../runtime.ts";
 import type { McpTasksPlugin } from "../plugin.ts";
 import { runtimeOf } from "../plugin-runtimes.ts";
 

@@ -1,61 +1,83 @@
-// What both task runtimes do alike: connecting the store, creating a task (its actor, its record, its run),
-// recording what the actor becomes and telling those who follow it, subscriptions and expiry. The task's
-// run only reports (through `dispatch`); the runtime observes the actor and the run observes the task
-// (`LocalTask.watch`): neither calls into the other.
-import type { TaskEvent } from "../../machines/task.machine.ts";
+// The task engine, one per tasks plugin: it creates a task (its actor, its record, its run), makes every
+// change through the write path chosen at mount (write-path.ts), records what the actor becomes, and tells
+// those who follow a task and the listen streams. The run only reports (through `dispatch`); the engine
+// observes the actor and the run observes its task: neither calls into the other. What keeps tasks going
+// across processes (leases, claims, lapses, hand-offs, drains, executors) is the durability part, plugged
+// in at mount as a `TaskDurability`: the engine calls it and imports nothing of it.
+import { expiresAtOf, isExpiredAt, type TaskEvent } from "../../machines/task.machine.ts";
 import type { RequestContext } from "../features/request-context.ts";
 import type { McpTaskClosureOptions, McpTaskNamedRunOptions, McpTaskOptions, McpTaskRunDefinition } from "../features/task-api.ts";
 import type { McpJsonRpcError } from "../protocol/errors.ts";
 import type { ClientCapabilities, CreateTaskResult, JsonObject } from "../protocol/types.ts";
-import { isNotified, isTerminalStatus, toCreateTaskResult, type TaskSnapshot } from "./envelopes.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
+import { AttemptRun, keepRunRecord, type AttemptSink } from "./attempt-run.ts";
 import type { EventOf } from "./changes.ts";
+import { isNotified, isTerminalStatus, toCreateTaskResult, type TaskSnapshot } from "./envelopes.ts";
+import type { DrainOptions, DrainReport } from "./executor.ts";
 import { untilIdle, type KeepAlive } from "./keep-alive.ts";
 import { createListeners, type Listeners } from "./listeners.ts";
-import { drainDeadline, drainingRefusal, drainTasks, type DrainOptions } from "./drain.ts";
-import type { DrainReport } from "./executor.ts";
-import { startAttempt } from "./execution-host.ts";
 import { createLocalTasks, LocalTask, type LeaveReason, type LocalTasks } from "./local-tasks.ts";
-import { AttemptRun, keepRunRecord, type AttemptSink } from "./attempt-run.ts";
+import { expired } from "./logic/task-events.ts";
 import { startTaskRun, type TaskHooks } from "./run-hooks.ts";
-import { actorFromSnapshot, capRefusal, newTaskActor, runRecordOf, storeFailure, tellFollowers } from "./runtime-parts.ts";
-import type { TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats, TaskSubscription } from "./runtime.ts";
-import type { CreateOutcome, LiveTaskRecord, TaskChange, TaskFeed, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore } from "./store.ts";
-import { TaskRun } from "./task-run.ts";
+import { actorFromSnapshot, capRefusal, drainingRefusal, newTaskActor, runRecordOf, storeFailure, tellFollowers } from "./runtime-parts.ts";
+import type { TaskDurability, TaskRuntime, TaskRuntimeOptions, TaskRuntimeStats, TaskSubscription } from "./runtime.ts";
+import type { CreateOutcome, LiveTaskRecord, TaskFeed, TaskOrigin, TaskRecord, TaskRunRecord, TaskStore } from "./store.ts";
 import { checkCreation } from "./task-bytes.ts";
+import { TaskRun } from "./task-run.ts";
+import { exclusiveWrites, sharedWrites, type WritePath } from "./write-path.ts";
 
-export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
-  protected readonly store: TaskStore;
-  protected readonly now: () => number;
-  protected readonly local: LocalTasks;
-  protected readonly listeners: Listeners;
+export class TaskEngine implements TaskRuntime, AttemptSink {
+  readonly store: TaskStore;
+  readonly now: () => number;
+  readonly local: LocalTasks;
+  readonly listeners: Listeners;
   readonly maxTaskBytes: number;
-  /** Set by `drain`: no new run starts here from then on. */
-  draining = false;
-  #drained: Promise<DrainReport> | undefined;
+  readonly writes: WritePath;
+  readonly durability: TaskDurability;
+  readonly claimTask: TaskDurability["claimTask"];
+  readonly interrupt: TaskDurability["interrupt"];
   /** Told once no run is here, while a drain waits for that. */
   #idle: (() => void) | undefined;
 
-  constructor(protected readonly options: TaskRuntimeOptions) {
+  constructor(
+    readonly options: TaskRuntimeOptions,
+    plug: (engine: TaskEngine) => TaskDurability,
+  ) {
     this.store = options.store;
     this.now = options.now;
     this.local = createLocalTasks({ now: options.now, inspect: options.inspect });
     this.listeners = createListeners();
     this.maxTaskBytes = options.maxTaskBytes;
+    const parts = { store: this.store, local: this.local, listeners: this.listeners, now: this.now, find: this.find, fenced: this.fenced };
+    this.writes = this.store.shared ? sharedWrites(parts) : exclusiveWrites(parts);
+    this.durability = plug(this);
+    this.claimTask = this.durability.claimTask;
+    this.interrupt = this.durability.interrupt;
+    const runs = options.runs.size > 0;
+    this.store.connect({ now: this.now, limits: options.limits, bound: options.bound, feed: this.feed(), ...(runs && { runs }) });
+    this.durability.connected();
   }
 
-  /** Connects the store (once the implementation's own parts exist: the feed may be used at once). */
-  protected connect(): void {
-    const runs = this.options.runs.size > 0;
-    this.store.connect({ now: this.now, limits: this.options.limits, bound: this.options.bound, feed: this.feed(), ...(runs && { runs }) });
+  get draining(): boolean {
+    return this.durability.draining;
   }
 
-  /** How the store tells this runtime of changes, expiries and lost messages. */
-  protected feed(): TaskFeed {
-    const { local, listeners } = this;
+  get stats(): TaskRuntimeStats {
+    return {
+      localTasks: this.local.size,
+      listenedTasks: this.listeners.taskCount,
+      listeners: this.listeners.listenerCount,
+      timer: this.durability.ticking,
+      casRetries: this.writes.changes?.casRetries() ?? 0,
+    };
+  }
+
+  /** How the store tells this engine of changes, expiries, lost messages and released tasks. */
+  private feed(): TaskFeed {
+    const { local, listeners, durability } = this;
     return {
       wants: (id, version) => listeners.has(id) || local.behind(id, version),
-      changed(change: TaskChange) {
+      changed(change) {
         if (change.event) local.feed(change.id, change.version, change.event);
         listeners.changed(change.id, change.version, change.snapshot);
       },
@@ -63,45 +85,31 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
         const task = local.get(id);
         if (task) local.expireHere(task);
       },
-      missed: () => this.missed(),
+      missed: () => durability.missed(),
+      ...(durability.released && { released: durability.released }),
     };
   }
 
   /** Applies an event the task's run produced; settles once the store has it. */
-  abstract dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void>;
-  abstract send(id: string, owner: string, eventOf: EventOf): MaybePromise<LocalTask | boolean>;
-  abstract readonly stats: TaskRuntimeStats;
-  /**
-   * Records a change the actor here made (the local runtime writes it; the shared one wrote it before);
-   * `notified`: listeners hear of it (`isNotified`).
-   */
-  protected abstract recorded(task: LocalTask, snapshot: TaskSnapshot, notified: boolean, final: boolean): void;
-  /** A task's run started here. */
-  protected started(_task: LocalTask): void {}
-  /** A listen stream subscribed to a task. */
-  protected listening(): void {}
-  /** The store may have lost changes. */
-  protected missed(): void {}
+  dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void> {
+    return this.writes.own(task, event);
+  }
+
+  send(id: string, owner: string, eventOf: EventOf): MaybePromise<LocalTask | boolean> {
+    return this.writes.client(id, owner, eventOf);
+  }
+
+  fail(id: string, message: string, data: JsonObject): Promise<void> {
+    return this.writes.fail(id, message, data);
+  }
 
   drain(options: DrainOptions): Promise<DrainReport> {
-    if (this.#drained) return this.#drained;
-    let deadlineMs: number;
-    try {
-      deadlineMs = drainDeadline(options);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    this.draining = true;
-    return (this.#drained = drainTasks(
-      {
-        local: this.local,
-        now: this.now,
-        dispatch: (task, event) => this.dispatch(task, event),
-        idle: () => (this.local.size ? new Promise<void>((resolve) => (this.#idle = resolve)) : Promise.resolve()),
-        handOff: (task) => this.handOff(task),
-      },
-      deadlineMs,
-    ));
+    return this.durability.drain(options);
+  }
+
+  /** Resolves once no run is here (a drain waits for that). */
+  idle(): Promise<void> {
+    return this.local.size ? new Promise<void>((resolve) => (this.#idle = resolve)) : Promise.resolve();
   }
 
   refusal(outcome: Exclude<CreateOutcome, "created">): McpJsonRpcError {
@@ -109,7 +117,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
   }
 
   create(owner: string, ctx: RequestContext, task: McpTaskOptions, keepAlive: () => KeepAlive, origin?: TaskOrigin, hooks?: TaskHooks): MaybePromise<CreateTaskResult> {
-    const { options, store, maxTaskBytes } = this;
+    const { options, store, maxTaskBytes, durability } = this;
     // Before anything is made or stored: what the task would keep must fit.
     checkCreation(ctx, task.statusMessage, maxTaskBytes);
     // A run found by name keeps its record with the task (its name, version and input), for a later attempt.
@@ -119,20 +127,20 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     // claims it), when it does not claim (something else delivers lost attempts), or when an executor takes
     // the attempt. A store no other instance reads cannot take a released task: creation is refused.
     const executor = record && options.executor;
-    const released = !!record && (this.draining || options.claims === false || !!executor);
-    if (released && !this.handsOff) throw drainingRefusal();
+    const released = !!record && (durability.draining || options.claims === false || !!executor);
+    if (released && !durability.handsOff) throw drainingRefusal();
     const id = options.newId();
     const at = this.now();
     const actor = newTaskActor(options, id, at, task.statusMessage, record && (released ? 0 : 1));
     const snapshot = actor.getSnapshot() as TaskSnapshot;
-    const expiresAt = options.ttlMs === null ? Infinity : at + options.ttlMs;
+    const expiresAt = expiresAtOf(snapshot.context);
     const begin = (outcome: CreateOutcome): MaybePromise<CreateTaskResult> => {
       if (outcome !== "created") throw this.refusal(outcome);
       ctx.becameTask();
       const handle = toCreateTaskResult(snapshot);
       if (executor) {
         const attempt = { taskId: id, name: record.name, version: record.version, input: record.input, attempt: 1, ...(origin && { origin }) };
-        return startAttempt(executor, attempt, (message, data) => this.fail(id, message, data)).then(() => handle);
+        return durability.deliver(attempt).then(() => handle);
       }
       if (released) return handle;
       const entry = new LocalTask(id, owner, expiresAt, actor, snapshot);
@@ -140,7 +148,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
       entry.observer = (next) => this.observe(entry, next);
       const run = record ? this.attemptRun(entry, named!, record, 1, ctx.clientCapabilities, origin) : new TaskRun(entry.runView(this), ctx.clientCapabilities, this.now, origin);
       const work: McpTaskClosureOptions["run"] = record ? () => named!.run(run as AttemptRun, record.input) : (task as McpTaskClosureOptions).run;
-      this.started(entry);
+      durability.started(entry);
       actor.subscribe(entry.observer);
       actor.start();
       const ran = startTaskRun(run, work, entry, ctx.tool, origin, hooks);
@@ -168,19 +176,12 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     return keepRunRecord(this.store, task, run, record, () => this.fenced(task));
   }
 
-  /** Attempt `attempt` of a run found by name, on a task that runs here from now on. */
-  protected attemptRun(entry: LocalTask, run: McpTaskRunDefinition, record: TaskRunRecord, attempt: number, caps: ClientCapabilities, origin: TaskOrigin | undefined): AttemptRun {
-    entry.fence = { attempt };
-    entry.maxAttempts = run.maxAttempts;
-    return new AttemptRun(entry.runView(this), caps, this.now, origin, attempt, record);
-  }
-
   /**
    * Runs attempt `attempt` of a task read from the store (claimed here) from its stored state: `prepare`
    * sees the task here before its actor starts. As the first attempt, its result is checked against the
    * creating tool's outputSchema, inside the plugins' wrapTaskRun.
    */
-  protected runAttemptHere(id: string, owner: string | null, task: LiveTaskRecord, record: TaskRunRecord, run: McpTaskRunDefinition, attempt: number, prepare?: (entry: LocalTask) => void): LocalTask {
+  runAttemptHere(id: string, owner: string | null, task: LiveTaskRecord, record: TaskRunRecord, run: McpTaskRunDefinition, attempt: number, prepare?: (entry: LocalTask) => void): LocalTask {
     const actor = actorFromSnapshot(this.options, id, task.snapshot);
     const entry = new LocalTask(id, owner, task.expiresAt, actor, task.snapshot);
     entry.applied = task.version;
@@ -188,36 +189,27 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     entry.observer = (next) => this.observe(entry, next);
     const attemptRun = this.attemptRun(entry, run, record, attempt, record.client ?? {}, task.origin);
     prepare?.(entry);
-    this.started(entry);
+    this.durability.started(entry);
     actor.subscribe(entry.observer);
     actor.start();
     this.options.mounted.start(attemptRun, () => run.run(attemptRun, record.input), entry, record, task.origin);
     return entry;
   }
 
-  /** Fails a live task (unless it ended) with `message` and `data`: its executor refused it or gave up on it. */
-  abstract fail(id: string, message: string, data: JsonObject): Promise<void>;
-
-  /** Whether a task can be left here for another instance to claim (a shared store that keeps claims). */
-  protected get handsOff(): boolean {
-    return false;
-  }
-
-  /**
-   * Hands a task here off to another instance as a drain ends (drain.ts): false when it cannot be (a closure,
-   * a run allowed a single attempt, a store no other instance reads), and the drain fails it.
-   */
-  protected handOff(_task: LocalTask): Promise<boolean> {
-    return Promise.resolve(false);
+  /** Attempt `attempt` of a run found by name, on a task that runs here from now on. */
+  private attemptRun(entry: LocalTask, run: McpTaskRunDefinition, record: TaskRunRecord, attempt: number, caps: ClientCapabilities, origin: TaskOrigin | undefined): AttemptRun {
+    entry.fence = { attempt };
+    entry.maxAttempts = run.maxAttempts;
+    return new AttemptRun(entry.runView(this), caps, this.now, origin, attempt, record);
   }
 
   /**
    * The store refused a write of this attempt as fenced: another attempt holds the task now. Nothing of this
    * one is written any more; its run's signal aborts and the task is no longer run here.
    */
-  protected fenced(task: LocalTask): void {
+  readonly fenced = (task: LocalTask): void => {
     this.leave(task, "fenced");
-  }
+  };
 
   /**
    * The task stops running here without ending (fenced, or handed off): its actor stops, whoever waits on
@@ -225,7 +217,7 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
    * run's signal aborts. Nothing happens when it was not running here (it ended, or left already): a task
    * leaves at most once, and never after it ended.
    */
-  protected leave(task: LocalTask, why: LeaveReason): void {
+  leave(task: LocalTask, why: LeaveReason): void {
     if (this.local.get(task.id) !== task) return;
     this.endHere(task);
     const leaving = task.leaving;
@@ -250,8 +242,8 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
     return after(this.find(id, owner, true), (task) => {
       if (!task) return undefined;
       if (task.json !== undefined) return { task, off: () => {} };
-      const off = this.listeners.add(id, owner, task.snapshot, task.version, task.expiresAt, listener);
-      this.listening();
+      const off = this.listeners.add(id, owner, task.snapshot, task.version, listener);
+      this.durability.listening();
       return { task, off };
     });
   }
@@ -259,27 +251,34 @@ export abstract class BaseTaskRuntime implements TaskRuntime, AttemptSink {
   expire(id: string): boolean {
     const task = this.local.get(id);
     if (!task?.actor) return this.listeners.expire(id, this.now());
-    if (task.expiresAt > this.now()) return false;
+    if (!isExpiredAt(task.snapshot.context, this.now())) return false;
     this.local.expireHere(task);
     return true;
   }
 
-  /** The task if it exists, is not expired and belongs to `owner`, as judged when read. */
-  protected find(id: string, owner: string, listen = false): MaybePromise<TaskRecord | undefined> {
-    return after(this.store.read(id, owner, listen), (task) => this.judge(id, owner, task));
-  }
-
-  /** Judges a task as read: gone past its expiry (a live one is ended with the chart's `task.expire`). */
-  protected abstract judge(id: string, owner: string, task: TaskRecord | undefined): MaybePromise<TaskRecord | undefined>;
+  /**
+   * The task if it exists, is not expired and belongs to `owner`, as judged when read: a live one past its
+   * ttl is ended through the chart, and one whose holder is not alive is judged by the durability part.
+   */
+  readonly find = (id: string, owner: string, listen = false): MaybePromise<TaskRecord | undefined> => {
+    return after(this.store.read(id, owner, listen), (task) => {
+      if (!task) return undefined;
+      const at = this.now();
+      // A finished task is kept until its expiry, and then the store may drop it.
+      if (task.json !== undefined) return task.expiresAt <= at ? undefined : task;
+      if (isExpiredAt(task.snapshot.context, at)) return after(this.writes.record(id, owner, task, expired(at)), () => undefined);
+      return this.durability.judgeLive ? this.durability.judgeLive(id, owner, task) : task;
+    });
+  };
 
   /** A snapshot of a task's actor: recorded, told to the run and the task's followers; a final one ends the task here. */
-  protected observe(task: LocalTask, snapshot: TaskSnapshot): void {
+  private observe(task: LocalTask, snapshot: TaskSnapshot): void {
     const previous = task.snapshot;
     // The actor also reports an event that changed nothing, with the very same snapshot.
     if (snapshot === previous) return;
     task.snapshot = snapshot;
     const final = isTerminalStatus(snapshot.value);
-    this.recorded(task, snapshot, isNotified(previous, snapshot), final);
+    this.writes.recorded(task, snapshot, isNotified(previous, snapshot), final);
     if (snapshot.value !== previous.value) tellFollowers(task, snapshot);
     if (final) this.endHere(task);
     task.watch?.(snapshot);
