@@ -16,7 +16,7 @@ type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
 export type { Follower, LeaveReason } from "./run-view.ts";
 
-/** One task whose work runs here: the engine's record of it (its run holds a view of it, `viewOf`). */
+/** One task whose work runs here: the engine's record of it (its run holds a view of it, `runView`). */
 export class LocalTask implements FollowedTask {
   /** The running actor; undefined once the task is final. */
   actor: AnyActorRef | undefined;
@@ -75,7 +75,7 @@ export class LocalTask implements FollowedTask {
 
   /** The view of this task a run holds, reporting to `engine` (the runtime). */
   runView(engine: RunEngine): TaskOfRun {
-    return viewOf(this, engine);
+    return new RunView(this, engine);
   }
 }
 
@@ -86,32 +86,62 @@ export interface RunEngine {
   keepRun(task: LocalTask, run: KeptAttempt, record: TaskRunRecord): Promise<void>;
 }
 
-/** The view of `task` one run holds (run-view.ts), reporting to `engine`: calls on the record, none of its fields. */
-export function viewOf(task: LocalTask, engine: RunEngine): TaskOfRun {
-  return Object.freeze({
-    id: task.id,
-    get fence() {
-      return task.fence;
-    },
-    get snapshot() {
-      return task.snapshot;
-    },
-    maxTaskBytes: engine.maxTaskBytes,
-    current: () => task.current(),
-    follow: (listener: Follower) => task.follow(listener),
-    onLeave: (listener: (why: LeaveReason) => void) => task.onLeave(listener),
-    report: (event: TaskEvent) => engine.dispatch(task, event),
-    keepResult(value: JsonObject, json: string) {
-      task.result = { value, json };
-    },
-    watch(watcher: (snapshot: TaskSnapshot) => void) {
-      task.watch = watcher;
-    },
-    onStopped(listener: (why: LeaveReason) => void) {
-      task.stopped = listener;
-    },
-    keepRun: (run: KeptAttempt, record: TaskRunRecord) => engine.keepRun(task, run, record),
-  });
+/**
+ * The view of `task` one run holds (run-view.ts), reporting to `engine`: calls on the record, none of its
+ * fields. A class with private fields, not an object of closures: one is made per task, on creation's path.
+ */
+class RunView implements TaskOfRun {
+  readonly #task: LocalTask;
+  readonly #engine: RunEngine;
+  readonly id: string;
+  readonly maxTaskBytes: number;
+
+  constructor(task: LocalTask, engine: RunEngine) {
+    this.#task = task;
+    this.#engine = engine;
+    this.id = task.id;
+    this.maxTaskBytes = engine.maxTaskBytes;
+  }
+
+  get fence(): TaskFence | undefined {
+    return this.#task.fence;
+  }
+
+  get snapshot(): TaskSnapshot {
+    return this.#task.snapshot;
+  }
+
+  current(): TaskSnapshot | undefined {
+    return this.#task.current();
+  }
+
+  follow(listener: Follower): () => void {
+    return this.#task.follow(listener);
+  }
+
+  onLeave(listener: (why: LeaveReason) => void): () => void {
+    return this.#task.onLeave(listener);
+  }
+
+  report(event: TaskEvent): MaybePromise<void> {
+    return this.#engine.dispatch(this.#task, event);
+  }
+
+  keepResult(value: JsonObject, json: string): void {
+    this.#task.result = { value, json };
+  }
+
+  watch(watcher: (snapshot: TaskSnapshot) => void): void {
+    this.#task.watch = watcher;
+  }
+
+  onStopped(listener: (why: LeaveReason) => void): void {
+    this.#task.stopped = listener;
+  }
+
+  keepRun(run: KeptAttempt, record: TaskRunRecord): Promise<void> {
+    return this.#engine.keepRun(this.#task, run, record);
+  }
 }
 
 /** What a task needs with a shared store, where changes made elsewhere reach its actor through the feed. */

@@ -1,4 +1,4 @@
-// What a run holds of its task: a view the engine makes from its record of the task (`viewOf` in
+// What a run holds of its task: a view the engine makes from its record of the task (`runView` in
 // local-tasks.ts), with only what the run side needs. User code reaches its run's task object, and through it
 // must reach nothing of the engine (the actor, the write queue, who else follows the task): the run side reads
 // the task and subscribes to it through these calls, and every write to the engine's record is the engine's.
