@@ -14,12 +14,6 @@ import { isAnsweredRoundUnkept, isOpenRoundAskedWith, lastRoundWireKeys, roundAn
 import { bytesOver, keptTooLarge } from "./task-bytes.ts";
 
 /**
- * Where an attempt's reports go, and where it keeps its run's record (rejecting, after aborting the attempt,
- * when the store refused it as fenced): the runtime, as its runs' view reaches it.
- */
-export type { RunEngine as AttemptSink } from "./local-tasks.ts";
-
-/**
  * One input round answered, as the run's record keeps it: the keys it asked with, the wire keys the chart
  * gave them (to tell this round from a later one asked with the same keys), and the answers.
  */

@@ -10,7 +10,8 @@ import type { McpTaskClosureOptions, McpTaskNamedRunOptions, McpTaskOptions, Mcp
 import type { McpJsonRpcError } from "../protocol/errors.ts";
 import type { ClientCapabilities, CreateTaskResult, JsonObject } from "../protocol/types.ts";
 import { after, type MaybePromise } from "../utils/maybe-promise.ts";
-import { AttemptRun, keepRunRecord, type AttemptSink } from "./attempt-run.ts";
+import { AttemptRun, keepRunRecord } from "./attempt-run.ts";
+import type { RunEngine } from "./run-view.ts";
 import type { EventOf } from "./changes.ts";
 import { isNotified, isTerminalStatus, toCreateTaskResult, type TaskSnapshot } from "./envelopes.ts";
 import type { DrainOptions, DrainReport } from "./executor.ts";
@@ -26,7 +27,7 @@ import { checkCreation } from "./task-bytes.ts";
 import { TaskRun } from "./task-run.ts";
 import { exclusiveWrites, sharedWrites, type WritePath } from "./write-path.ts";
 
-export class TaskEngine implements TaskRuntime, AttemptSink {
+export class TaskEngine implements TaskRuntime, RunEngine<LocalTask> {
   readonly store: TaskStore;
   readonly now: () => number;
   readonly local: LocalTasks;
@@ -145,7 +146,7 @@ export class TaskEngine implements TaskRuntime, AttemptSink {
       if (released) return handle;
       const entry = new LocalTask(id, owner, expiresAt, actor, snapshot);
       this.local.add(entry);
-      entry.observer = (next) => this.observe(entry, next);
+      entry.observer = this.observerOf(entry);
       const run = record ? this.attemptRun(entry, named!, record, 1, ctx.clientCapabilities, origin) : new TaskRun(entry.runView(this), ctx.clientCapabilities, this.now, origin);
       const work: McpTaskClosureOptions["run"] = record ? () => named!.run(run as AttemptRun, record.input) : (task as McpTaskClosureOptions).run;
       durability.started(entry);
@@ -186,7 +187,7 @@ export class TaskEngine implements TaskRuntime, AttemptSink {
     const entry = new LocalTask(id, owner, task.expiresAt, actor, task.snapshot);
     entry.applied = task.version;
     this.local.add(entry);
-    entry.observer = (next) => this.observe(entry, next);
+    entry.observer = this.observerOf(entry);
     const attemptRun = this.attemptRun(entry, run, record, attempt, record.client ?? {}, task.origin);
     prepare?.(entry);
     this.durability.started(entry);
@@ -203,13 +204,8 @@ export class TaskEngine implements TaskRuntime, AttemptSink {
     return new AttemptRun(entry.runView(this), caps, this.now, origin, attempt, record);
   }
 
-  /**
-   * The store refused a write of this attempt as fenced: another attempt holds the task now. Nothing of this
-   * one is written any more; its run's signal aborts and the task is no longer run here.
-   */
-  readonly fenced = (task: LocalTask): void => {
-    this.leave(task, "fenced");
-  };
+  /** The store refused a write of this attempt as fenced (another attempt holds the task): it stops here. */
+  readonly fenced = (task: LocalTask): void => this.leave(task, "fenced");
 
   /**
    * The task stops running here without ending (fenced, or handed off): its actor stops, whoever waits on
@@ -234,9 +230,7 @@ export class TaskEngine implements TaskRuntime, AttemptSink {
     task.stopped?.(why);
   }
 
-  get(id: string, owner: string): MaybePromise<TaskRecord | undefined> {
-    return this.find(id, owner);
-  }
+  readonly get = (id: string, owner: string): MaybePromise<TaskRecord | undefined> => this.find(id, owner);
 
   subscribe(id: string, owner: string, listener: (snapshot: TaskSnapshot) => void): MaybePromise<TaskSubscription | undefined> {
     return after(this.find(id, owner, true), (task) => {
@@ -270,6 +264,14 @@ export class TaskEngine implements TaskRuntime, AttemptSink {
       return this.durability.judgeLive ? this.durability.judgeLive(id, owner, task) : task;
     });
   };
+
+  /**
+   * The engine's observer of a task's actor, made outside `create`: a closure made there would hold the whole
+   * creating call (its request among it) for as long as the task lives.
+   */
+  private observerOf(task: LocalTask): (snapshot: TaskSnapshot) => void {
+    return (snapshot) => this.observe(task, snapshot);
+  }
 
   /** A snapshot of a task's actor: recorded, told to the run and the task's followers; a final one ends the task here. */
   private observe(task: LocalTask, snapshot: TaskSnapshot): void {

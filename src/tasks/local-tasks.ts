@@ -5,19 +5,17 @@
 import { type AnyActorRef, createActor, type InspectionEvent, type Observer } from "xstate";
 import { isExpiredAt, taskMachine, type TaskEvent } from "../../machines/task.machine.ts";
 import type { TaskSnapshot } from "./envelopes.ts";
-import type { TaskFence, TaskRunRecord } from "./store.ts";
+import type { TaskFence } from "./store.ts";
 import { unrefTimerAt } from "../utils/timers.ts";
 import { expired } from "./logic/task-events.ts";
-import type { Follower, FollowedTask, KeptAttempt, LeaveReason, TaskOfRun } from "./run-view.ts";
-import type { MaybePromise } from "../utils/maybe-promise.ts";
-import type { JsonObject } from "../protocol/types.ts";
+import { RunView, type Follower, type LeaveReason, type RunEngine, type TaskOfRun, type ViewedTask } from "./run-view.ts";
 
 type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
 export type { Follower, LeaveReason } from "./run-view.ts";
 
 /** One task whose work runs here: the engine's record of it (its run holds a view of it, `runView`). */
-export class LocalTask implements FollowedTask {
+export class LocalTask implements ViewedTask {
   /** The running actor; undefined once the task is final. */
   actor: AnyActorRef | undefined;
   /** The runtime's observer of the actor's snapshots, subscribed again when the actor restarts. */
@@ -74,73 +72,8 @@ export class LocalTask implements FollowedTask {
   }
 
   /** The view of this task a run holds, reporting to `engine` (the runtime). */
-  runView(engine: RunEngine): TaskOfRun {
+  runView(engine: RunEngine<LocalTask>): TaskOfRun {
     return new RunView(this, engine);
-  }
-}
-
-/** Where a run's reports go: the runtime running its task. */
-export interface RunEngine {
-  readonly maxTaskBytes: number;
-  dispatch(task: LocalTask, event: TaskEvent): MaybePromise<void>;
-  keepRun(task: LocalTask, run: KeptAttempt, record: TaskRunRecord): Promise<void>;
-}
-
-/**
- * The view of `task` one run holds (run-view.ts), reporting to `engine`: calls on the record, none of its
- * fields. A class with private fields, not an object of closures: one is made per task, on creation's path.
- */
-class RunView implements TaskOfRun {
-  readonly #task: LocalTask;
-  readonly #engine: RunEngine;
-  readonly id: string;
-  readonly maxTaskBytes: number;
-
-  constructor(task: LocalTask, engine: RunEngine) {
-    this.#task = task;
-    this.#engine = engine;
-    this.id = task.id;
-    this.maxTaskBytes = engine.maxTaskBytes;
-  }
-
-  get fence(): TaskFence | undefined {
-    return this.#task.fence;
-  }
-
-  get snapshot(): TaskSnapshot {
-    return this.#task.snapshot;
-  }
-
-  current(): TaskSnapshot | undefined {
-    return this.#task.current();
-  }
-
-  follow(listener: Follower): () => void {
-    return this.#task.follow(listener);
-  }
-
-  onLeave(listener: (why: LeaveReason) => void): () => void {
-    return this.#task.onLeave(listener);
-  }
-
-  report(event: TaskEvent): MaybePromise<void> {
-    return this.#engine.dispatch(this.#task, event);
-  }
-
-  keepResult(value: JsonObject, json: string): void {
-    this.#task.result = { value, json };
-  }
-
-  watch(watcher: (snapshot: TaskSnapshot) => void): void {
-    this.#task.watch = watcher;
-  }
-
-  onStopped(listener: (why: LeaveReason) => void): void {
-    this.#task.stopped = listener;
-  }
-
-  keepRun(run: KeptAttempt, record: TaskRunRecord): Promise<void> {
-    return this.#engine.keepRun(this.#task, run, record);
   }
 }
 

@@ -1,5 +1,5 @@
-// What a run holds of its task: a view the engine makes from its record of the task (`runView` in
-// local-tasks.ts), with only what the run side needs. User code reaches its run's task object, and through it
+// What a run holds of its task: a view the engine makes from its record of the task (`LocalTask.runView`,
+// a `RunView`), with only what the run side needs. User code reaches its run's task object, and through it
 // must reach nothing of the engine (the actor, the write queue, who else follows the task): the run side reads
 // the task and subscribes to it through these calls, and every write to the engine's record is the engine's.
 import type { TaskEvent } from "../../machines/task.machine.ts";
@@ -51,4 +51,76 @@ export interface TaskOfRun extends FollowedTask {
   onStopped(listener: (why: LeaveReason) => void): void;
   /** Keeps a run found by name's record with the task, fenced by its attempt (see `keepRunRecord`). */
   keepRun(run: KeptAttempt, record: TaskRunRecord): Promise<void>;
+}
+
+/** What the engine's record of a task offers the view made of it: what the run side may set there. */
+export interface ViewedTask extends FollowedTask {
+  result: { readonly value: object; readonly json: string } | undefined;
+  watch: ((snapshot: TaskSnapshot) => void) | undefined;
+  stopped: ((why: LeaveReason) => void) | undefined;
+}
+
+/** Where a run's reports go: the runtime running its task. */
+export interface RunEngine<T extends ViewedTask> {
+  readonly maxTaskBytes: number;
+  dispatch(task: T, event: TaskEvent): MaybePromise<void>;
+  keepRun(task: T, run: KeptAttempt, record: TaskRunRecord): Promise<void>;
+}
+
+/**
+ * The view of `task` one run holds, reporting to `engine`: calls on the record, none of its
+ * fields. A class with private fields, not an object of closures: one is made per task, on creation's path.
+ */
+export class RunView<T extends ViewedTask> implements TaskOfRun {
+  readonly #task: T;
+  readonly #engine: RunEngine<T>;
+  readonly id: string;
+  readonly maxTaskBytes: number;
+
+  constructor(task: T, engine: RunEngine<T>) {
+    this.#task = task;
+    this.#engine = engine;
+    this.id = task.id;
+    this.maxTaskBytes = engine.maxTaskBytes;
+  }
+
+  get fence(): TaskFence | undefined {
+    return this.#task.fence;
+  }
+
+  get snapshot(): TaskSnapshot {
+    return this.#task.snapshot;
+  }
+
+  current(): TaskSnapshot | undefined {
+    return this.#task.current();
+  }
+
+  follow(listener: Follower): () => void {
+    return this.#task.follow(listener);
+  }
+
+  onLeave(listener: (why: LeaveReason) => void): () => void {
+    return this.#task.onLeave(listener);
+  }
+
+  report(event: TaskEvent): MaybePromise<void> {
+    return this.#engine.dispatch(this.#task, event);
+  }
+
+  keepResult(value: JsonObject, json: string): void {
+    this.#task.result = { value, json };
+  }
+
+  watch(watcher: (snapshot: TaskSnapshot) => void): void {
+    this.#task.watch = watcher;
+  }
+
+  onStopped(listener: (why: LeaveReason) => void): void {
+    this.#task.stopped = listener;
+  }
+
+  keepRun(run: KeptAttempt, record: TaskRunRecord): Promise<void> {
+    return this.#engine.keepRun(this.#task, run, record);
+  }
 }
