@@ -1,8 +1,7 @@
-// `postgresTaskStore()`: one server instance's handle on tasks every instance shares through one Postgres
-// database. Each call is one instance, with its own worker id and lease, so two apps in one process behave
-// as two servers. Creation with the caps, the compare-and-set, claims and hand-offs are each one call of a
-// function the migration made (schema.ts), so one round trip and one transaction; changes reach the other
-// instances over LISTEN/NOTIFY (change-feed.ts).
+// `postgresTaskStore()`: one server instance's handle (own worker id and lease) on tasks every instance shares
+// through one Postgres database. Creation with the caps, the compare-and-set, claims and hand-offs are each
+// one call of a function the migration made (schema.ts): one round trip, one transaction. Changes reach the
+// other instances over LISTEN/NOTIFY (change-feed.ts).
 import { randomUUID } from "node:crypto";
 import type { Hub } from "../../features/change-hub.ts";
 import { taskStoreUnavailable } from "../../protocol/errors.ts";
@@ -52,7 +51,6 @@ export interface PostgresTaskStoreOptions {
 }
 
 const OPTION_NAMES: OptionNames<PostgresTaskStoreOptions> = { pool: true, connectionString: true, secret: true, schema: true, leaseMs: true, timeoutMs: true, migrate: true };
-
 export interface PostgresTaskStore extends TaskStore {
   readonly shared: true;
   readonly leaseMs: number;
@@ -144,15 +142,12 @@ export function postgresTaskStore(options: PostgresTaskStoreOptions): PostgresTa
       (t.worker IS NOT NULL AND l.until IS NOT NULL AND l.until > ${s}.mcp_now_ms()) AS alive,
       CASE WHEN t.released OR t.worker IS NULL OR l.until IS NULL THEN t.since ELSE l.until END AS waiting_since
     FROM ${s}.mcp_tasks t LEFT JOIN ${s}.mcp_task_leases l ON l.worker = t.worker WHERE t.id = $1`;
-
-  // A finished task never changes: once seen, only its owner and answer are read again (what tasks/get needs).
   const finished = new Map<string, { expiresAt: number; status: FinalStatus; origin: TaskOrigin | undefined }>();
   const remember = (id: string, facts: { expiresAt: number; status: FinalStatus; origin: TaskOrigin | undefined }) => {
     if (finished.size >= FINISHED_KNOWN) finished.delete(finished.keys().next().value!);
     finished.set(id, facts);
   };
   const READ_FINISHED = `SELECT owner, json FROM ${s}.mcp_tasks WHERE id = $1`;
-
   const recordOf = (id: string, row: TaskRow): TaskRecord => {
     const origin = row.origin ? (JSON.parse(row.origin) as TaskOrigin) : undefined;
     const expiresAt = row.expires_at ?? Infinity;
@@ -203,7 +198,6 @@ export function postgresTaskStore(options: PostgresTaskStoreOptions): PostgresTa
       if (next.bound && !secret) throw secretRequired();
       if (next.runs && !secret) throw runsNeedSecret();
       runtime = next;
-      // The tables are made now, not at the first request (which waits for them if it comes first).
       ready().catch(() => {});
       reader = readChanges({
         conn,
@@ -217,11 +211,9 @@ export function postgresTaskStore(options: PostgresTaskStoreOptions): PostgresTa
     },
     async create(task): Promise<CreateOutcome> {
       const { now, limits } = connected();
-      // Thrown here, before the statement: a bound task on a store without a secret is a setup mistake.
       const owner = ownerHash(task.owner);
       const run = task.run;
       const released = run !== undefined && task.released === true;
-      // Events for the task from other instances must reach this one from now on.
       await reader?.listening;
       const outcome = await one<number>(`SELECT ${s}.mcp_task_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) AS v`, [
         task.id,

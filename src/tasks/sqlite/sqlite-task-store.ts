@@ -17,7 +17,7 @@ import { ALL_OWNERS, prepareFile } from "./schema.ts";
 import { finishedCache, ownerHashes } from "./read-caches.ts";
 import { createSealing } from "./sealing.ts";
 
-const WHERE = "sqliteTaskStore()";
+import { notConnected, runsNeedSecret, secretRequired, WHERE } from "./setup-errors.ts";
 /** How often creations sweep expired tasks when no cap refuses them. */
 const SWEEP_MS = 1000;
 
@@ -52,7 +52,6 @@ export interface SqliteTaskStoreOptions {
    */
   synchronous?: "normal" | "full";
 }
-
 const OPTION_NAMES: OptionNames<SqliteTaskStoreOptions> = { database: true, secret: true, leaseMs: true, timeoutMs: true, synchronous: true };
 
 export interface SqliteTaskStore extends TaskStore {
@@ -73,7 +72,6 @@ export interface SqliteTaskStore extends TaskStore {
   /** Stops reading the feed and renewing: this instance's tasks are lost elsewhere once its lease lapses. The handle stays open. */
   close(): void;
 }
-
 /**
  * A task store in one SQLite file, shared by the processes of one host, for `mcpTasks({ store })`.
  *
@@ -107,7 +105,6 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
   // The feed rows this instance appended skip its own reader; the other instances of this process read now.
   const wrote = () => reader?.wrote(log.appended());
   const runs = createRuns({ db, workerId, leases, log, sealing, now: () => connected().now(), wrote });
-
   const statements = {
     read: db.prepare(READ_TASK),
     sweep: db.prepare("DELETE FROM mcp_tasks WHERE expires_at <= ?"),
@@ -125,7 +122,6 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
     ),
     versions: db.prepare("SELECT id, version FROM mcp_tasks WHERE id IN (SELECT value FROM json_each(?))"),
   };
-
   const recordOf = (id: string, row: TaskRow): TaskRecord => {
     const origin = row.origin ? (JSON.parse(row.origin) as TaskOrigin) : undefined;
     const expiresAt = row.expires_at ?? Infinity;
@@ -159,7 +155,6 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
     if (row.json !== null) finished.keep(id, row.owner, record);
     return { owner: row.owner, record };
   };
-
   const store: SqliteTaskStore = {
     shared: true,
     leaseMs,
@@ -301,23 +296,4 @@ export function sqliteTaskStore(options: SqliteTaskStoreOptions): SqliteTaskStor
     },
   };
   return store;
-}
-
-function secretRequired(): TypeError {
-  return new TypeError(
-    `${WHERE}: tasks are bound to their callers (mcpTasks({ bind }), or authorization), so the store needs \`secret\`, ` +
-      "the key it hashes owners with before they reach the file: give every process the same random value, " +
-      "e.g. sqliteTaskStore({ database, secret: process.env.MCP_TASKS_SECRET })",
-  );
-}
-
-function runsNeedSecret(): TypeError {
-  return new TypeError(
-    `${WHERE}: runs found by name (mcpTasks({ runs })) keep their input, checkpoint and answers in the file, sealed ` +
-      "under the store's `secret`: give every process the same random value, e.g. sqliteTaskStore({ database, secret: process.env.MCP_TASKS_SECRET })",
-  );
-}
-
-function notConnected(): never {
-  throw new Error(`${WHERE}: not connected to mcpTasks() yet`);
 }
