@@ -8,6 +8,7 @@
 import { createTestModel } from "xstate/graph";
 import type { SnapshotFrom } from "xstate";
 import { taskMachine, type InputRequest, type TaskEvent, type TaskInput } from "../../../machines/task.machine.ts";
+import { cancelled, expired, inputAnswered, inputRequested, statusUpdated, workDone, workProtocolError, workToolError } from "../logic/task-events.ts";
 
 type Snapshot = SnapshotFrom<typeof taskMachine>;
 
@@ -48,19 +49,19 @@ function modelEvents(snapshot: Snapshot): TaskEvent[] {
   const answer = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, MODEL_ANSWER]));
   const at = 0;
   const events: TaskEvent[] = [
-    { type: "status.update", statusMessage: "Working on it", at },
-    { type: "input.request", requests: { confirm: modelRequest("Proceed?") }, at },
-    { type: "input.request", requests: { confirm: modelRequest("Proceed?"), name: modelRequest("Name?") }, at },
-    { type: "input.answer", responses: { [BOGUS_KEY]: MODEL_ANSWER }, at },
-    { type: "work.done", result: { content: [{ type: "text", text: "Done." }] }, at },
-    { type: "work.toolError", message: "upstream refused", at },
-    { type: "work.protocolError", error: { code: -32603, message: "API rate limit exceeded" }, at },
-    { type: "task.cancel", at },
-    { type: "task.expire", at },
+    statusUpdated("Working on it", at),
+    inputRequested({ confirm: modelRequest("Proceed?") }, at),
+    inputRequested({ confirm: modelRequest("Proceed?"), name: modelRequest("Name?") }, at),
+    inputAnswered({ [BOGUS_KEY]: MODEL_ANSWER }, at),
+    workDone({ content: [{ type: "text", text: "Done." }] }, at),
+    workToolError("upstream refused", at),
+    workProtocolError({ code: -32603, message: "API rate limit exceeded" }, at),
+    cancelled(at),
+    expired(at),
   ];
   if (outstanding.length > 0) {
-    events.push({ type: "input.answer", responses: answer(outstanding.slice(0, 1)), at });
-    if (outstanding.length > 1) events.push({ type: "input.answer", responses: answer(outstanding), at });
+    events.push(inputAnswered(answer(outstanding.slice(0, 1)), at));
+    if (outstanding.length > 1) events.push(inputAnswered(answer(outstanding), at));
   }
   return events;
 }

@@ -4,6 +4,7 @@ import type { CreateOutcome, TaskSnapshot, TaskWrite } from "../store.ts";
 import { equal, includes, ok } from "./assert.ts";
 import { kitTest, type KitCase, type TaskStoreKitOptions } from "./kit.ts";
 import { asJson, connectStandIns, finalJson, freshId, snapshot } from "./stand-in.ts";
+import { cancelled } from "../logic/task-events.ts";
 
 export function contractCases(kit: TaskStoreKitOptions, shared: boolean): void {
   const test = (name: string, body: (c: KitCase) => Promise<void>) => kitTest(kit, shared, name, body);
@@ -43,7 +44,7 @@ export function contractCases(kit: TaskStoreKitOptions, shared: boolean): void {
     await stores[0]!.create({ id, owner: "", expiresAt: at + 60_000, snapshot: snapshot(id, "working", at), origin });
     const last = stores[stores.length - 1]!;
     const parked = snapshot(id, "input_required", at, at + 1, { inputRequests: { q: { method: "roots/list" } }, inputKeys: { q: "q" }, issuedKeys: ["q"] });
-    const write = (version: number, next: TaskSnapshot, json?: string): TaskWrite => ({ version, snapshot: next, statusChanged: true, json, event: { type: "task.cancel", at: at + 1 } });
+    const write = (version: number, next: TaskSnapshot, json?: string): TaskWrite => ({ version, snapshot: next, statusChanged: true, json, event: cancelled(at + 1) });
     equal(await last.write(id, write(3, parked)), "conflict", "a write that skips a version");
     equal(await last.write(id, write(2, parked)), "written", "the next version");
     equal(await stores[0]!.write(id, write(2, parked)), "conflict", "the same version again");
@@ -91,11 +92,11 @@ export function contractCases(kit: TaskStoreKitOptions, shared: boolean): void {
     includes(heard.find((h) => h.version === 2), { id, version: 2, status: "input_required", snapshot: asJson(parked) as Record<string, unknown> });
     equal(heard.find((h) => h.version === 2)!.event, undefined, "a change made where the task runs carries no event");
     // Made elsewhere: with the event, for the worker's actor (the listener hears it too).
-    const cancelled = snapshot(id, "cancelled", at, at + 2);
+    const finished = snapshot(id, "cancelled", at, at + 2);
     const json = finalJson(id, "cancelled", at);
-    equal(await listener.write(id, { version: 3, snapshot: cancelled, statusChanged: true, json, event: { type: "task.cancel", at: at + 2 } }), "written");
+    equal(await listener.write(id, { version: 3, snapshot: finished, statusChanged: true, json, event: cancelled(at + 2) }), "written");
     await c.until(() => ok(standIns[0]!.heard.some((h) => h.id === id && h.version === 3), "the worker heard version 3"));
-    includes(standIns[0]!.heard.find((h) => h.version === 3), { id, status: "cancelled", event: { type: "task.cancel", at: at + 2 } });
+    includes(standIns[0]!.heard.find((h) => h.version === 3), { id, status: "cancelled", event: cancelled(at + 2) });
   });
 
   test("leases: create takes this instance's lease, renew extends it", async (c) => {

@@ -6,6 +6,7 @@ import type { TaskRunRecord, TaskStore, TaskWrite } from "../store.ts";
 import { equal, includes, ok } from "./assert.ts";
 import { kitTest, type KitCase, type TaskStoreKitOptions } from "./kit.ts";
 import { asJson, connectStandIns, finalJson, freshId, snapshot } from "./stand-in.ts";
+import { cancelled } from "../logic/task-events.ts";
 
 const RUN_METHODS = ["claim", "release", "claimable", "readHeld", "loadRun", "saveRun"] as const;
 
@@ -53,7 +54,7 @@ export function durableCases(kit: TaskStoreKitOptions, shared: boolean): void {
     snapshot: snapshot(id, json ? "cancelled" : "working", at, at + version, { statusMessage: `v${version}`, attempt: attempt ?? 1 }),
     statusChanged: json !== undefined,
     json,
-    ...(attempt === undefined ? { event: { type: "task.cancel", at: at + version } } : { fence: { attempt } }),
+    ...(attempt === undefined ? { event: cancelled(at + version) } : { fence: { attempt } }),
   });
 
   test("a task created with its run record is held by attempt 1, and every instance loads the record", async (c) => {

@@ -15,6 +15,7 @@ import type { ModelPath, ModelStep } from "./model-paths.ts";
 import { createTestClient, type TestClient } from "./test-client.ts";
 import type { InputRequest } from "../../../machines/task.machine.ts";
 import type { TaskStatus, TaskView } from "./test-types.ts";
+import { cancelled, inputAnswered, statusUpdated } from "../logic/task-events.ts";
 
 /** What the wire showed that the chart did not predict, or a step that never showed. */
 export class ModelPathError extends Error {
@@ -159,7 +160,7 @@ function chainFrom(snapshot: ChartSnapshot, events: readonly TaskEvent[]): Chart
 function progress(before: ChartSnapshot, task: TaskView): ChartSnapshot | undefined {
   const message = task.statusMessage;
   if (task.status === "failed" || message === undefined || message === before.context.statusMessage) return undefined;
-  return transition(taskMachine, before, { type: "status.update", statusMessage: message, at: Date.parse(task.lastUpdatedAt) })[0];
+  return transition(taskMachine, before, statusUpdated(message, Date.parse(task.lastUpdatedAt)))[0];
 }
 
 /** What the driver waited for, for a step that never showed. */
@@ -190,7 +191,7 @@ async function make(step: ModelStep, client: TestClient, taskId: string, last: T
   }
   if (step.event.type === "task.cancel") {
     await client.cancelTask(taskId);
-    return { type: "task.cancel", at };
+    return cancelled(at);
   }
   if (step.event.type !== "input.answer") throw fail(`the client cannot make ${step.event.type}`);
   const open = last.inputRequests ?? {};
@@ -205,7 +206,7 @@ async function make(step: ModelStep, client: TestClient, taskId: string, last: T
     responses[key] = options.answer ? options.answer(request, key) : defaultAnswer(request, key, fail);
   }
   await client.updateTask(taskId, responses);
-  return { type: "input.answer", responses, at };
+  return inputAnswered(responses, at);
 }
 
 function defaultAnswer(request: InputRequest, key: string, fail: (message: string) => Error): unknown {

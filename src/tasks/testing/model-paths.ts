@@ -7,6 +7,7 @@ import { transition, initialTransition } from "xstate";
 import { createTestModel } from "xstate/graph";
 import { taskMachine, type TaskEvent, type TaskStatus } from "../../../machines/task.machine.ts";
 import { BOGUS_KEY, chartEventPaths, describePath, MODEL_ANSWER, MODEL_INPUT, modelRequest, stampTimes } from "./chart-paths.ts";
+import { cancelled, inputAnswered, inputRequested, workDone, workProtocolError, workToolError } from "../logic/task-events.ts";
 
 /** What a tool of yours does with its task, as far as the chart sees it. */
 export interface ToolModel {
@@ -107,26 +108,26 @@ function toolEvents(tool: ToolModel, snapshot: Snapshot): TaskEvent[] {
     while (asked < rounds.length && issued >= rounds[asked]!.length && rounds[asked]!.length > 0) issued -= rounds[asked++]!.length;
     const next: TaskEvent =
       asked < rounds.length
-        ? { type: "input.request", requests: Object.fromEntries(rounds[asked]!.map((key) => [key, modelRequest(key)])), at }
+        ? inputRequested(Object.fromEntries(rounds[asked]!.map((key) => [key, modelRequest(key)])), at)
         : endOf(tool, at);
-    return tool.held ? [next, { type: "task.cancel", at }] : [next];
+    return tool.held ? [next, cancelled(at)] : [next];
   }
   if (snapshot.value !== "input_required") return [];
   const open = Object.keys(snapshot.context.inputRequests);
   const answer = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, MODEL_ANSWER]));
   const events: TaskEvent[] = [
-    { type: "input.answer", responses: answer(open), at },
-    { type: "input.answer", responses: answer([BOGUS_KEY]), at },
-    { type: "task.cancel", at },
+    inputAnswered(answer(open), at),
+    inputAnswered(answer([BOGUS_KEY]), at),
+    cancelled(at),
   ];
-  if (open.length > 1) events.push({ type: "input.answer", responses: answer(open.slice(0, 1)), at });
+  if (open.length > 1) events.push(inputAnswered(answer(open.slice(0, 1)), at));
   return events;
 }
 
 function endOf(tool: ToolModel, at: number): TaskEvent {
-  if (tool.ends === "toolError") return { type: "work.toolError", message: "the tool's error", at };
-  if (tool.ends === "protocolError") return { type: "work.protocolError", error: { code: -32603, message: "the tool's protocol error" }, at };
-  return { type: "work.done", result: { content: [] }, at };
+  if (tool.ends === "toolError") return workToolError("the tool's error", at);
+  if (tool.ends === "protocolError") return workProtocolError({ code: -32603, message: "the tool's protocol error" }, at);
+  return workDone({ content: [] }, at);
 }
 
 /** Every loop-free path of the tool into a final state; a step that changes nothing counts once per state. */

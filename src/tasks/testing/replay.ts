@@ -16,6 +16,7 @@ import { detailedTask, PREDICTED_ACK, predictedGet, RESULT_META, taskFields, typ
 import { BOGUS_KEY, describePath, chartEventPaths, MODEL_INPUT } from "./chart-paths.ts";
 import { caps as clientCaps, errorOf, kitTest, type KitCase, type TaskStoreKitOptions } from "./kit.ts";
 import { drivenTasksApp, type InputCall, type TaskDriver } from "./task-driver.ts";
+import { expired } from "../logic/task-events.ts";
 
 const caps = clientCaps;
 const SUB = "io.modelcontextprotocol/subscriptionId";
@@ -243,13 +244,13 @@ async function expire(c: KitCase, app: App, d: TaskDriver, chart: Snapshot, setN
     equal((await sse.next(remote ? c.settleMs : undefined)).params, { ...detailedTask(chart), _meta: { [SUB]: "sub" } }, `${step}: the state at the listen`);
 
     setNow(expiresAt + 1);
-    const expired = transition(taskMachine, chart, { type: "task.expire", at: expiresAt + 1 })[0];
-    equal(expired.value, "failed");
+    const lapsed = transition(taskMachine, chart, expired(expiresAt + 1))[0];
+    equal(lapsed.value, "failed");
     errorOf(c, (await call(app, "tasks/get", { taskId }, { caps })).body, -32602);
 
     const note = await sse.next(remote ? c.settleMs : undefined);
     c.shape("taskNotification", note);
-    equal(note.params, { ...detailedTask(expired), _meta: { [SUB]: "sub" } }, `${step}: the last notification`);
+    equal(note.params, { ...detailedTask(lapsed), _meta: { [SUB]: "sub" } }, `${step}: the last notification`);
   } finally {
     await sse.close();
   }
